@@ -675,6 +675,9 @@ def _write_model_files(folder: Path, spec: ModelSpec) -> None:
         "special_token_ids": SPECIAL_TOKEN_IDS,
     }
     _write_json(folder / BUILD_INFO_FILE, info)
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    folder.chmod(0o755)  # mkdtemp made it private; the cache may be shared
 
 
 def _validate(spec: ModelSpec) -> None:
