@@ -1,0 +1,131 @@
+"""The application factory: Connexion routes the contract into handlers; our ASGI middleware
+wraps it for correlation ids, CORS and body limits; error handlers turn every failure into the
+OpenAI-shaped envelope."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import connexion
+from connexion.exceptions import ProblemException
+from connexion.lifecycle import ConnexionRequest, ConnexionResponse
+from connexion.options import SwaggerUIOptions
+from connexion.resolver import Resolver
+from starlette.exceptions import HTTPException
+
+from afm.errors import ApiError, envelope
+from afm.middleware import BodyLimitMiddleware, CorrelationMiddleware, CorsMiddleware
+from afm.settings import Settings
+
+log = logging.getLogger("afm")
+
+SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi" / "afm.yaml"
+
+STATUS_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "method_not_allowed",
+    406: "invalid_request_error",
+    413: "payload_too_large",
+    415: "invalid_request_error",
+    422: "invalid_request_error",
+    501: "not_implemented",
+    503: "service_unavailable",
+}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class TagResolver(Resolver):
+    """operationId -> ``handlers.<first tag>.<snake_case operationId>``.
+
+    ``createChatCompletion`` tagged Chat resolves to ``handlers.chat.create_chat_completion``.
+    """
+
+    def resolve_operation_id(self, operation: Any) -> str:
+        tag = operation.tags[0].lower()
+        return f"handlers.{tag}.{_snake(operation.operation_id)}"
+
+
+def _json_response(status: int, body: dict[str, Any],
+                   headers: dict[str, str] | None = None) -> ConnexionResponse:
+    return ConnexionResponse(status_code=status, body=body, content_type="application/json",
+                             headers=headers or {})
+
+
+def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+    assert isinstance(exc, ApiError)
+    if exc.status >= 500:
+        log.warning("request %s failed: %s %s", envelope("", "")["error"]["request_id"],
+                    exc.type, exc.message)
+    return _json_response(exc.status, exc.body(), exc.headers)
+
+
+def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+    """Connexion problems (validation, 404, 405, 415) and Starlette HTTP errors."""
+    status = getattr(exc, "status_code", None) or getattr(exc, "status", None) or 500
+    detail = getattr(exc, "detail", None) or getattr(exc, "title", None) or str(exc)
+    headers = dict(getattr(exc, "headers", None) or {})
+    if status == 404 and not isinstance(exc, ProblemException):
+        detail = f"No route for {request.method} {request.url.path}"
+    if status == 405:
+        detail = f"Method {request.method} is not allowed on {request.url.path}"
+    return _json_response(status, envelope(str(detail), STATUS_TYPES.get(status, "error")),
+                          headers)
+
+
+def unexpected_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+    if isinstance(exc, UnicodeDecodeError):
+        return _json_response(400, envelope("Request body is not valid UTF-8",
+                                            "invalid_request_error"))
+    body = envelope("Internal server error", "internal_error")
+    log.error("request %s: unexpected error", body["error"]["request_id"], exc_info=exc)
+    return _json_response(500, body)
+
+
+def create_app(settings: Settings, *, load_backends: bool = True) -> Any:
+    """Build the ASGI application for these settings."""
+    from afm.state import AppState
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
+        state = AppState(settings)
+        if load_backends:
+            await state.start()
+        try:
+            yield {"afm": state}
+        finally:
+            await state.stop()
+
+    app = connexion.AsyncApp(
+        __name__,
+        lifespan=lifespan,
+        specification_dir=str(SPEC_PATH.parent),
+        swagger_ui_options=SwaggerUIOptions(
+            spec_path="/openapi.json",
+            swagger_ui_path="/docs",
+            swagger_ui_config={"tryItOutEnabled": True, "displayOperationId": True},
+        ),
+    )
+    app.add_api(
+        SPEC_PATH.name,
+        resolver=TagResolver(),
+        validate_responses=False,
+        strict_validation=False,
+    )
+    app.add_error_handler(ApiError, api_error_handler)
+    app.add_error_handler(ProblemException, http_error_handler)
+    app.add_error_handler(HTTPException, http_error_handler)
+    for status in (404, 405, 415):
+        app.add_error_handler(status, http_error_handler)
+    app.add_error_handler(Exception, unexpected_error_handler)
+    return CorrelationMiddleware(CorsMiddleware(BodyLimitMiddleware(app, settings)))

@@ -1,0 +1,312 @@
+"""The `afm` command line. Every flag is defined once in FLAGS; `--help` and `--help-json`
+are both generated from that table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from afm import __version__
+from afm.settings import Settings
+
+
+@dataclass(frozen=True)
+class Flag:
+    names: tuple[str, ...]
+    dest: str
+    help: str
+    group: str
+    type: Any = str
+    default: Any = None
+    action: str | None = None
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+
+
+def _csv(value: str) -> list[str]:
+    return [part for part in value.split(",") if part]
+
+
+S = Settings()
+FLAGS: tuple[Flag, ...] = (
+    Flag(("-H", "--host", "--hostname"), "host", "Address to bind.", "server", default=S.host),
+    Flag(("-p", "--port"), "port", "Port to listen on.", "server", int, S.port),
+    Flag(
+        ("-m", "--model"),
+        "model",
+        "Chat model: a local folder or a hub id. Default: the embedded model, built offline "
+        "(random weights: its output is noise).",
+        "server",
+    ),
+    Flag(
+        ("--backend",),
+        "backend",
+        "Generation backend. 'foundation' (Apple Foundation Models) exists only on macOS 26.",
+        "server",
+        default=S.backend,
+        choices=("mlx", "foundation"),
+    ),
+    Flag(("--log-level",), "log_level", "Log level.", "server", default=S.log_level,
+         choices=("debug", "info", "warning", "error")),
+    Flag(("--no-streaming",), "no_streaming", "Refuse stream=true with 400.", "server",
+         action="store_true", default=False),
+    Flag(("-i", "--instructions"), "instructions",
+         "Default system prompt, used when a request has no system message.", "generation"),
+    Flag(("-t", "--temperature"), "temperature", "Default sampling temperature.", "generation",
+         float),
+    Flag(("--top-p",), "top_p", "Default nucleus sampling threshold.", "generation", float),
+    Flag(("--top-k",), "top_k", "Default top-k (0 = off).", "generation", int),
+    Flag(("--min-p",), "min_p", "Default min-p (0 = off).", "generation", float),
+    Flag(("--repetition-penalty",), "repetition_penalty", "Default repetition penalty (1 = off).",
+         "generation", float),
+    Flag(("--presence-penalty",), "presence_penalty", "Default presence penalty.", "generation",
+         float),
+    Flag(("--frequency-penalty",), "frequency_penalty", "Default frequency penalty.",
+         "generation", float),
+    Flag(("--seed",), "seed", "Default sampling seed.", "generation", int),
+    Flag(("--max-tokens",), "max_tokens", "Default output-token limit.", "generation", int,
+         S.max_tokens),
+    Flag(("--stop",), "stop",
+         "Stop sequences, comma separated (repeatable); merged before the request's.",
+         "generation", _csv, action="append"),
+    Flag(("--max-logprobs",), "max_logprobs", "Ceiling for top_logprobs.", "generation", int,
+         S.max_logprobs),
+    Flag(("--guided-json",), "guided_json",
+         "Default JSON schema for requests without response_format.", "structured",
+         metavar="SCHEMA"),
+    Flag(("--disable-grammar-constraints",), "disable_grammar_constraints",
+         "Accept strict schemas and tools without enforcing them (X-Grammar-Constraints: "
+         "downgraded).", "structured", action="store_true", default=False),
+    Flag(("--enable-grammar-constraints",), "enable_grammar_constraints",
+         "Accepted for compatibility with the original; constraints are on by default.",
+         "structured", action="store_true", default=False),
+    Flag(("--tool-call-parser",), "tool_call_parser",
+         "Tool-call format, overriding detection from the chat template.", "structured",
+         choices=("hermes", "qwen3_xml", "llama3_json", "mistral")),
+    Flag(("--no-think",), "no_think", "Disable thinking by default (enable_thinking=false).",
+         "structured", action="store_true", default=False),
+    Flag(("--reasoning-effort",), "reasoning_effort", "Default reasoning effort.", "structured",
+         choices=("none", "minimal", "low", "medium", "high", "max")),
+    Flag(("--default-chat-template-kwargs",), "default_chat_template_kwargs",
+         "Default chat template kwargs, a JSON object.", "structured", metavar="JSON"),
+    Flag(("--raw",), "raw", "Do not extract <think> reasoning into reasoning_content.",
+         "structured", action="store_true", default=False),
+    Flag(("--concurrent",), "concurrent", "Sequences decoded together (batch size / slots).",
+         "throughput", int, S.concurrent),
+    Flag(("--queue-timeout",), "queue_timeout",
+         "Seconds a request waits for a slot before 503 server_busy.", "throughput", float,
+         S.queue_timeout),
+    Flag(("--disable-prefix-caching",), "disable_prefix_caching", "Turn the prefix cache off.",
+         "throughput", action="store_true", default=False),
+    Flag(("--enable-prefix-caching",), "enable_prefix_caching",
+         "Accepted for compatibility; the prefix cache is on by default.", "throughput",
+         action="store_true", default=False),
+    Flag(("--prefix-cache-bytes",), "prefix_cache_bytes", "Prefix cache memory bound.",
+         "throughput", int, S.prefix_cache_bytes),
+    Flag(("--prefill-step-size",), "prefill_step_size", "Prompt tokens per prefill chunk.",
+         "throughput", int, S.prefill_step_size),
+    Flag(("--embedding-model",), "embedding_models",
+         "Extra embedding model (folder or hub id); repeatable.", "surfaces", action="append"),
+    Flag(("--data-dir",), "data_dir", "Where files and batches are stored.", "surfaces", Path,
+         S.data_dir),
+    Flag(("--batch-concurrency",), "batch_concurrency", "Batch lines run at once.", "surfaces",
+         int, S.batch_concurrency),
+    Flag(("--max-body-bytes",), "max_body_bytes", "Body limit for most routes.", "limits", int,
+         S.max_body_bytes),
+    Flag(("--max-embeddings-body-bytes",), "max_embeddings_body_bytes",
+         "Body limit for /v1/embeddings.", "limits", int, S.max_embeddings_body_bytes),
+    Flag(("--max-tokenize-body-bytes",), "max_tokenize_body_bytes",
+         "Body limit for the token routes.", "limits", int, S.max_tokenize_body_bytes),
+    Flag(("--max-vision-body-bytes",), "max_vision_body_bytes", "Body limit for vision.",
+         "limits", int, S.max_vision_body_bytes),
+    Flag(("--max-audio-body-bytes",), "max_audio_body_bytes", "Body limit for audio.", "limits",
+         int, S.max_audio_body_bytes),
+    Flag(("--max-file-bytes",), "max_file_bytes", "Largest file upload.", "limits", int,
+         S.max_file_bytes),
+)
+
+CAPABILITIES = {
+    "endpoints": [
+        "POST /v1/chat/completions",
+        "POST /v1/chat/completions/{request_id}/cancel",
+        "POST /v1/completions",
+        "POST /v1/embeddings",
+        "POST /v1/tokenize",
+        "POST /v1/detokenize",
+        "POST /v1/count_tokens",
+        "GET /v1/models",
+        "GET /v1/models/{model_id}",
+        "/v1/files",
+        "/v1/batches",
+        "POST /v1/batch/completions",
+        "/v1/audio/* (Apple only)",
+        "POST /v1/vision/ocr (Apple only)",
+        "GET /metrics",
+        "GET /health",
+        "GET /openapi.json",
+        "GET /docs",
+    ],
+    "features": [
+        "streaming",
+        "logprobs",
+        "grammar-constrained json_schema and tools (xgrammar)",
+        "tool-call formats: hermes, qwen3_xml, llama3_json, mistral",
+        "reasoning_content",
+        "continuous batching",
+        "prefix cache",
+        "cancellation",
+        "durable files and batches",
+        "prometheus metrics",
+    ],
+}
+
+
+def _add_flag(parser: argparse.ArgumentParser | Any, flag: Flag) -> None:
+    kwargs: dict[str, Any] = {"dest": flag.dest, "help": flag.help}
+    if flag.action in ("store_true",):
+        kwargs["action"] = flag.action
+        kwargs["default"] = flag.default
+    else:
+        if flag.action:
+            kwargs["action"] = flag.action
+        kwargs["type"] = flag.type
+        kwargs["default"] = flag.default
+        if flag.choices:
+            kwargs["choices"] = flag.choices
+        if flag.metavar:
+            kwargs["metavar"] = flag.metavar
+        if flag.default is not None and flag.action is None:
+            kwargs["help"] = f"{flag.help} (default: {flag.default})"
+    parser.add_argument(*flag.names, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="afm",
+        description="AFM: a local OpenAI-compatible inference server on MLX.",
+    )
+    parser.add_argument("--version", action="version", version=f"afm {__version__}")
+    parser.add_argument("--help-json", action="store_true",
+                        help="Print a machine-readable card of capabilities and flags, then exit.")
+    sub = parser.add_subparsers(dest="command")
+    serve = sub.add_parser("serve", help="Start the HTTP server.",
+                           description="Start the OpenAI-compatible HTTP server.")
+    groups: dict[str, Any] = {}
+    for flag in FLAGS:
+        if flag.group not in groups:
+            groups[flag.group] = serve.add_argument_group(flag.group)
+        _add_flag(groups[flag.group], flag)
+    return parser
+
+
+def help_card() -> dict[str, Any]:
+    """The `--help-json` card, from the same FLAGS table as `--help`."""
+
+    def jsonable(value: Any) -> Any:
+        return str(value) if isinstance(value, Path) else value
+
+    return {
+        "name": "afm",
+        "version": __version__,
+        "commands": {"serve": "Start the HTTP server."},
+        "capabilities": CAPABILITIES,
+        "flags": [
+            {
+                "names": list(f.names),
+                "dest": f.dest,
+                "group": f.group,
+                "help": f.help,
+                "type": "bool" if f.action == "store_true" else getattr(f.type, "__name__", "str"),
+                "default": jsonable(f.default),
+                "repeatable": f.action == "append",
+                "choices": list(f.choices) if f.choices else None,
+            }
+            for f in FLAGS
+        ],
+    }
+
+
+def settings_from_args(ns: argparse.Namespace) -> Settings:
+    """Turn parsed flags into Settings (flag validation errors raise ValueError)."""
+    stop: list[str] = []
+    for group in ns.stop or []:
+        for item in group:
+            if item not in stop:
+                stop.append(item)
+    guided = Settings.parse_json_object(ns.guided_json, "--guided-json") if ns.guided_json else None
+    kwargs = (
+        Settings.parse_json_object(ns.default_chat_template_kwargs, "--default-chat-template-kwargs")
+        if ns.default_chat_template_kwargs
+        else {}
+    )
+    if ns.concurrent < 1:
+        raise ValueError("--concurrent must be at least 1")
+    return Settings(
+        host=ns.host,
+        port=ns.port,
+        model=ns.model,
+        backend=ns.backend,
+        log_level=ns.log_level,
+        temperature=ns.temperature,
+        top_p=ns.top_p,
+        top_k=ns.top_k,
+        min_p=ns.min_p,
+        repetition_penalty=ns.repetition_penalty,
+        presence_penalty=ns.presence_penalty,
+        frequency_penalty=ns.frequency_penalty,
+        seed=ns.seed,
+        max_tokens=ns.max_tokens,
+        stop=stop,
+        instructions=ns.instructions,
+        streaming=not ns.no_streaming,
+        max_logprobs=ns.max_logprobs,
+        guided_json=guided,
+        grammar_constraints=not ns.disable_grammar_constraints,
+        tool_call_parser=ns.tool_call_parser,
+        no_think=ns.no_think,
+        reasoning_effort=ns.reasoning_effort,
+        default_chat_template_kwargs=kwargs,
+        raw=ns.raw,
+        concurrent=ns.concurrent,
+        queue_timeout=ns.queue_timeout,
+        prefix_caching=not ns.disable_prefix_caching,
+        prefix_cache_bytes=ns.prefix_cache_bytes,
+        prefill_step_size=ns.prefill_step_size,
+        embedding_models=list(ns.embedding_models or []),
+        data_dir=ns.data_dir,
+        batch_concurrency=ns.batch_concurrency,
+        max_body_bytes=ns.max_body_bytes,
+        max_embeddings_body_bytes=ns.max_embeddings_body_bytes,
+        max_tokenize_body_bytes=ns.max_tokenize_body_bytes,
+        max_vision_body_bytes=ns.max_vision_body_bytes,
+        max_audio_body_bytes=ns.max_audio_body_bytes,
+        max_file_bytes=ns.max_file_bytes,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.help_json:
+        print(json.dumps(help_card(), indent=2))
+        return 0
+    if ns.command != "serve":
+        parser.print_help()
+        return 2
+    try:
+        settings = settings_from_args(ns)
+    except ValueError as exc:
+        parser.error(str(exc))
+    from afm.server import serve  # heavy imports only when serving
+
+    serve(settings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,200 @@
+"""Pure ASGI middleware, outermost first: correlation ids, CORS, body limits.
+
+They sit outside Connexion so that every response, including the ones Connexion or
+uvicorn produce for malformed requests, carries the correlation headers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from afm.context import new_request_id, request_id_var
+from afm.errors import envelope
+from afm.settings import Settings
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CORRELATION_HEADERS = (b"x-request-id", b"openai-request-id")
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+async def send_json(send: Send, status: int, body: dict[str, Any],
+                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    raw = json.dumps(body).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"application/json"),
+                    (b"content-length", str(len(raw)).encode()), *(headers or [])],
+    })
+    await send({"type": "http.response.body", "body": raw})
+
+
+class CorrelationMiddleware:
+    """Honour the first non-empty X-Request-ID / OpenAI-Request-ID, else mint one; put both
+    headers on every response and expose the id to handlers through a context variable."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = None
+        for name in CORRELATION_HEADERS:
+            value = _header(scope, name)
+            if value and value.strip():
+                request_id = value.strip()
+                break
+        request_id = request_id or new_request_id()
+        scope.setdefault("state", {})["request_id"] = request_id
+        encoded = request_id.encode("latin-1", "replace")
+
+        async def send_with_ids(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.lower() not in CORRELATION_HEADERS]
+                headers += [(b"x-request-id", encoded), (b"openai-request-id", encoded)]
+                message["headers"] = headers
+            await send(message)
+
+        token = request_id_var.set(request_id)
+        try:
+            await self.app(scope, receive, send_with_ids)
+        finally:
+            request_id_var.reset(token)
+
+
+CHAT_HEADERS = "Content-Type, Authorization, X-AFM-Profile"
+CORRELATION = "X-Request-ID, OpenAI-Request-ID"
+EXPOSED = "X-Request-ID, OpenAI-Request-ID, X-Grammar-Constraints, X-Embedding-Truncated, Retry-After"
+TOKEN_PATHS = ("/v1/tokenize", "/v1/detokenize", "/v1/count_tokens")
+
+
+def allowed_headers(path: str, requested: str | None) -> str:
+    """The preflight header allow-list of a route, as the errors document describes."""
+    if path.startswith("/v1/embeddings"):
+        return requested or "Content-Type, Authorization"
+    if path.startswith("/v1/chat/completions/") and path.endswith("/cancel"):
+        return f"{CHAT_HEADERS}, {CORRELATION}"
+    if path.startswith(TOKEN_PATHS):
+        return f"{CHAT_HEADERS}, {CORRELATION}"
+    if path.startswith("/v1/chat/completions"):
+        return CHAT_HEADERS
+    return f"Content-Type, Authorization, {CORRELATION}"
+
+
+class CorsMiddleware:
+    """Cross-origin access for local browser clients, with per-route preflight headers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        origin = _header(scope, b"origin")
+        if (scope["method"] == "OPTIONS" and origin
+                and _header(scope, b"access-control-request-method")):
+            headers = [
+                (b"access-control-allow-origin", b"*"),
+                (b"access-control-allow-methods", b"GET, POST, DELETE, OPTIONS"),
+                (b"access-control-allow-headers", allowed_headers(
+                    scope["path"], _header(scope, b"access-control-request-headers")).encode()),
+                (b"access-control-max-age", b"600"),
+                (b"content-length", b"0"),
+            ]
+            await send({"type": "http.response.start", "status": 204, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if not origin:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []),
+                                      (b"access-control-allow-origin", b"*"),
+                                      (b"access-control-expose-headers", EXPOSED.encode())]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)
+
+
+def body_limit_for(settings: Settings, method: str, path: str) -> int:
+    """Body limit of a route, in bytes (surface.md's per-route limits, configurable)."""
+    if path.startswith("/v1/embeddings"):
+        return settings.max_embeddings_body_bytes
+    if path.startswith(TOKEN_PATHS):
+        return settings.max_tokenize_body_bytes
+    if path.startswith("/v1/vision"):
+        return settings.max_vision_body_bytes
+    if path.startswith("/v1/audio"):
+        return settings.max_audio_body_bytes
+    if path.rstrip("/") == "/v1/files" and method == "POST":
+        return settings.max_file_bytes + 64 * 1024  # room for multipart framing
+    return settings.max_body_bytes
+
+
+class BodyLimitMiddleware:
+    """Read the request body up front, refusing it with 413 once it passes the route's limit
+    (declared Content-Length or bytes actually received), then replay it downstream."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        limit = body_limit_for(self.settings, scope["method"], scope["path"])
+        declared = _header(scope, b"content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            await self._too_large(send, limit)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await self._too_large(send, limit)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _too_large(send: Send, limit: int) -> None:
+        await send_json(send, 413, envelope(
+            f"Request body exceeds this route's limit of {limit} bytes",
+            "payload_too_large", code="payload_too_large"))

@@ -1,0 +1,75 @@
+"""Server settings: one dataclass, filled from the command line (see afm.cli)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+MB = 1024 * 1024
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("afm"))
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 9999
+    model: str | None = None  # None: the embedded default model, built offline
+    backend: str = "mlx"
+    log_level: str = "info"
+    # generation defaults (request values win)
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    repetition_penalty: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    seed: int | None = None
+    max_tokens: int = 8192
+    stop: list[str] = field(default_factory=list)
+    instructions: str | None = None
+    streaming: bool = True
+    max_logprobs: int = 20
+    # structured output, tools, reasoning
+    guided_json: dict[str, Any] | None = None
+    grammar_constraints: bool = True
+    tool_call_parser: str | None = None
+    no_think: bool = False
+    reasoning_effort: str | None = None
+    default_chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    raw: bool = False
+    # throughput
+    concurrent: int = 8
+    queue_timeout: float = 240.0
+    prefix_caching: bool = True
+    prefix_cache_bytes: int = 512 * MB
+    prefill_step_size: int = 256
+    # other surfaces
+    embedding_models: list[str] = field(default_factory=list)
+    data_dir: Path = field(default_factory=default_data_dir)
+    batch_concurrency: int = 4
+    # body limits per route family, bytes
+    max_body_bytes: int = 100 * MB
+    max_embeddings_body_bytes: int = 1 * MB
+    max_tokenize_body_bytes: int = 8 * MB
+    max_vision_body_bytes: int = 30 * MB
+    max_audio_body_bytes: int = 50 * MB
+    max_file_bytes: int = 100 * MB
+
+    @staticmethod
+    def parse_json_object(text: str, flag: str) -> dict[str, Any]:
+        """Parse a flag's JSON object value, with a clear error."""
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{flag}: not valid JSON ({exc})") from exc
+        if not isinstance(value, dict):
+            raise ValueError(f"{flag}: expected a JSON object")
+        return value
