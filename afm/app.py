@@ -4,6 +4,7 @@ OpenAI-shaped envelope."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -52,14 +53,14 @@ class TagResolver(Resolver):
     """
 
     def resolve_operation_id(self, operation: Any) -> str:
-        tag = operation.tags[0].lower()
+        tag = operation._operation["tags"][0].lower()
         return f"handlers.{tag}.{_snake(operation.operation_id)}"
 
 
 def _json_response(status: int, body: dict[str, Any],
                    headers: dict[str, str] | None = None) -> ConnexionResponse:
-    return ConnexionResponse(status_code=status, body=body, content_type="application/json",
-                             headers=headers or {})
+    return ConnexionResponse(status_code=status, body=json.dumps(body),
+                             content_type="application/json", headers=headers or {})
 
 
 def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:

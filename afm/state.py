@@ -1,0 +1,163 @@
+"""What the running server holds: the chat engine, embedding models, the file/batch store
+and its worker. Created in the app's lifespan; handlers reach it through :func:`get_state`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import platform
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from afm.errors import NotFound, ServiceUnavailable
+from afm.settings import Settings
+
+if TYPE_CHECKING:
+    from afm.batch_worker import BatchWorker
+    from afm.storage import Store
+    from engine.chat_engine import ChatEngine
+    from engine.embeddings import EmbeddingModel
+    from engine.grammar import GrammarCompilerCache
+
+log = logging.getLogger("afm")
+
+DEFAULT_MODEL_ID = "afm-default"
+BUILTIN_EMBEDDING_ID = "sentence-transformers/all-MiniLM-L6-v2"
+EMBEDDING_ALIASES = {"all-MiniLM-L6-v2": BUILTIN_EMBEDDING_ID,
+                     "all-minilm-l6-v2": BUILTIN_EMBEDDING_ID}
+
+
+class AppState:
+    """Everything a handler needs, owned by one server process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.started_at = int(time.time())
+        self.engine: ChatEngine | None = None
+        self.grammar: GrammarCompilerCache | None = None
+        self.tool_format = settings.tool_call_parser or "hermes"
+        self.model_id = settings.model or DEFAULT_MODEL_ID
+        self.backend_available = False
+        self.backend_detail: str | None = "not started"
+        self.embedding_ids = [BUILTIN_EMBEDDING_ID, *settings.embedding_models]
+        self._embeddings: dict[str, EmbeddingModel] = {}
+        self._embedding_lock = asyncio.Lock()
+        self.store: Store | None = None
+        self.worker: BatchWorker | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        if self.settings.backend == "foundation":
+            self.backend_detail = (
+                "Apple Foundation Models need macOS 26 on Apple silicon; this host is "
+                f"{platform.system()} {platform.machine()}")
+            log.warning("backend foundation unavailable: %s", self.backend_detail)
+        else:
+            await asyncio.to_thread(self._load_engine)
+        await self._start_batches()
+
+    def _load_engine(self) -> None:
+        from engine.chat_engine import ChatEngine
+        from engine.config import EngineConfig
+        from engine.grammar import GrammarCompilerCache
+        from engine.tool_calls import detect_tool_format
+
+        path = self.settings.model
+        if path is None:
+            from engine.model_builder import ensure_model
+
+            path = str(ensure_model("default"))
+            log.warning("no --model given: serving the embedded default model (random "
+                        "weights, its output is noise) from %s", path)
+        config = EngineConfig(
+            model=path,
+            concurrent=self.settings.concurrent,
+            queue_timeout=self.settings.queue_timeout,
+            prefix_cache=self.settings.prefix_caching,
+            prefix_cache_bytes=self.settings.prefix_cache_bytes,
+            prefill_step_size=self.settings.prefill_step_size,
+            max_logprobs=self.settings.max_logprobs,
+        )
+        self.engine = ChatEngine(config)
+        hf_tokenizer = getattr(self.engine.tokenizer, "_tokenizer", self.engine.tokenizer)
+        self.grammar = GrammarCompilerCache(hf_tokenizer, self.engine.vocab_size)
+        template = getattr(hf_tokenizer, "chat_template", None) or ""
+        self.tool_format = self.settings.tool_call_parser or detect_tool_format(
+            template if isinstance(template, str) else str(template), self.engine.model_type)
+        self.backend_available = True
+        self.backend_detail = None
+        log.info("chat model %s loaded (tool format %s)", self.model_id, self.tool_format)
+
+    async def _start_batches(self) -> None:
+        from afm.batch_worker import BatchWorker
+        from afm.storage import Store
+        from handlers.batch_support import execute_line, validate_line_body
+
+        data_dir = Path(self.settings.data_dir)
+        self.store = await asyncio.to_thread(Store, data_dir)
+        self.worker = BatchWorker(
+            self.store,
+            lambda endpoint, body, request_id: execute_line(self, endpoint, body, request_id),
+            validate_line_body,
+            concurrency=self.settings.batch_concurrency,
+        )
+        await self.worker.start()
+
+    async def stop(self) -> None:
+        if self.worker is not None:
+            await self.worker.stop()
+        if self.engine is not None:
+            await asyncio.to_thread(self.engine.shutdown)
+        if self.store is not None:
+            self.store.close()
+
+    # ------------------------------------------------------------------ accessors
+    def require_engine(self) -> ChatEngine:
+        """The chat engine, or 503 when the backend cannot serve on this host."""
+        if self.engine is None:
+            raise ServiceUnavailable(
+                f"The {self.settings.backend} backend is unavailable: {self.backend_detail}",
+                type="backend_unavailable", code="backend_unavailable")
+        return self.engine
+
+    def resolve_embedding_id(self, requested: str | None) -> str:
+        if not requested:
+            return BUILTIN_EMBEDDING_ID
+        name = EMBEDDING_ALIASES.get(requested, requested)
+        if name not in self.embedding_ids:
+            raise NotFound(f"Unknown embedding model '{requested}'; see GET /v1/models",
+                           param="model", code="model_not_found")
+        return name
+
+    async def embedding_model(self, model_id: str) -> EmbeddingModel:
+        """Load an embedding model on first use (503 embedding_error when it cannot load)."""
+        async with self._embedding_lock:
+            if model_id not in self._embeddings:
+                from engine.embeddings import EmbeddingLoadError, EmbeddingModel
+
+                try:
+                    self._embeddings[model_id] = await asyncio.to_thread(
+                        EmbeddingModel.load, model_id)
+                except (EmbeddingLoadError, OSError) as exc:
+                    raise ServiceUnavailable(
+                        f"Embedding model '{model_id}' cannot be loaded: {exc}",
+                        type="embedding_error", code="embedding_error") from exc
+            return self._embeddings[model_id]
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "healthy",
+            "timestamp": int(time.time()),
+            "version": __import__("afm").__version__,
+            "model": self.model_id if self.engine is not None else None,
+            "backend": {"name": self.settings.backend, "available": self.backend_available,
+                        "detail": self.backend_detail},
+        }
+
+
+def get_state() -> AppState:
+    """The AppState of the app serving the current request."""
+    from connexion import request
+
+    return request.state.afm

@@ -1,0 +1,34 @@
+"""Audio operations (Apple Speech): createTranscription, createSpeech, listVoices.
+
+Apple's speech frameworks exist only on macOS; elsewhere a validated request gets 503
+``speech_unavailable`` - never a 500 and never fake output.
+"""
+
+from __future__ import annotations
+
+import platform
+from typing import Any
+
+from afm.errors import InvalidRequest, ServiceUnavailable
+
+
+def _unavailable() -> ServiceUnavailable:
+    return ServiceUnavailable(
+        f"Apple Speech is not available on this host ({platform.system()}); run AFM on macOS "
+        "for speech endpoints", type="speech_unavailable", code="speech_unavailable")
+
+
+async def create_transcription(file: Any = None, **form: Any) -> None:
+    if file is None:
+        raise InvalidRequest("'file' is required", param="file")
+    raise _unavailable()
+
+
+async def create_speech(body: dict[str, Any]) -> None:
+    if not str(body.get("input", "")).strip():
+        raise InvalidRequest("'input' must contain text", param="input")
+    raise _unavailable()
+
+
+async def list_voices() -> None:
+    raise _unavailable()

@@ -1,0 +1,34 @@
+"""Model operations: listModels, retrieveModel."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from afm.errors import NotFound
+from afm.state import EMBEDDING_ALIASES, AppState, get_state
+from generated.models import Model, ModelList
+from handlers.responses import json_response
+
+
+def _models(state: AppState) -> list[Model]:
+    models: list[Model] = []
+    if state.engine is not None:
+        models.append(Model(id=state.model_id, object="model", created=state.started_at,
+                            owned_by="afm", max_context_length=state.engine.max_context,
+                            type="chat"))
+    for model_id in state.embedding_ids:
+        models.append(Model(id=model_id, object="model", created=state.started_at,
+                            owned_by="afm", max_context_length=None, type="embedding"))
+    return models
+
+
+async def list_models() -> Response:
+    return json_response(ModelList(object="list", data=_models(get_state())))
+
+
+async def retrieve_model(model_id: str) -> Response:
+    wanted = EMBEDDING_ALIASES.get(model_id, model_id)
+    for model in _models(get_state()):
+        if model.id == wanted:
+            return json_response(model)
+    raise NotFound(f"No model with id '{model_id}'", param="model_id", code="model_not_found")
