@@ -1,0 +1,599 @@
+"""The MLX chat engine: one thread, continuous batching, streamed events per request.
+
+All MLX work runs on a single engine thread. ``generate`` (asyncio side) puts a
+:class:`~engine.sequence.Sequence` on a thread-safe inbox and reads events from its own asyncio
+queue, which the engine thread fills through ``loop.call_soon_threadsafe``.
+
+Each loop iteration of the engine thread:
+
+1. drains the inbox (new requests, cancellations);
+2. expires waiting requests past ``queue_timeout`` (the caller raises ServerBusyError);
+3. admits waiting requests, lowest ``priority`` first, while fewer than ``concurrent`` run,
+   reusing prefix-cache KV state for their prompts;
+4. runs one batched decode step for every decoding sequence (left-padded BatchKVCache);
+5. prefills one chunk (``prefill_step_size`` tokens) of the first prefilling sequence; when its
+   prompt is done it samples the first token and joins the decode batch.
+
+A failure that belongs to one request (bad token ids, a raising grammar constraint) finishes that
+request with ``finish_reason="error"``; a failure of a batched forward finishes the requests of
+that batch. The thread itself never dies from a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+from mlx.utils import tree_flatten
+from mlx_lm import load as mlx_load
+from mlx_lm.models.cache import make_prompt_cache
+
+from engine import metrics
+from engine.config import EngineConfig
+from engine.detokenizer import IncrementalDetokenizer, TokenTable
+from engine.prefix_cache import PrefixCache, supports_prefix_cache
+from engine.sampling import RowState, SampleOutput, sample
+from engine.scheduler import WaitQueue
+from engine.sequence import QueueTimeout, Sequence
+from engine.stops import StopMatcher
+from engine.templating import render_tokens
+from engine.types import (
+    EngineUnavailableError,
+    GenerationEvent,
+    GenerationRequest,
+    GenerationStats,
+    ServerBusyError,
+    TokenLogprob,
+    TopLogprob,
+)
+
+log = logging.getLogger(__name__)
+
+_GIB = float(2**30)
+_DEFAULT_CONTEXT = 32768
+
+
+class ChatEngine:
+    """Loads a model with mlx-lm and serves generation requests from one engine thread."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.model_id = config.model
+        self._inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self._live: dict[str, int] = {}
+        self._live_lock = threading.Lock()
+        self._ready = threading.Event()
+        self._load_error: BaseException | None = None
+        self._closed = False
+        self._waiting: WaitQueue[Sequence] = WaitQueue()
+        self._prefilling: list[Sequence] = []
+        self._decoding: list[Sequence] = []
+        self._batch_cache: list[Any] | None = None
+        self._prefix: PrefixCache | None = None
+        self._stats: dict[str, Any] = {}
+        self._peak_memory = 0
+        self._last_prefill_tps = 0.0
+        self._last_decode_tps = 0.0
+        self._thread = threading.Thread(target=self._run, name="afm-engine", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._load_error is not None:
+            raise self._load_error
+
+    # ----------------------------------------------------------------- caller-facing API
+
+    def render_chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        template_kwargs: dict[str, Any],
+        add_generation_prompt: bool = True,
+    ) -> list[int]:
+        """Prompt token ids from the model's chat template."""
+        return render_tokens(
+            self.tokenizer, messages, tools, template_kwargs, add_generation_prompt
+        )
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=add_special_tokens))
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids)
+
+    async def generate(self, req: GenerationRequest) -> AsyncIterator[GenerationEvent]:
+        """Stream events for ``req``; the last one has ``finish_reason`` and ``stats`` set.
+
+        Raises ServerBusyError (before any event) when no slot frees within ``queue_timeout``.
+        Closing the iterator early cancels the request.
+        """
+        if self._closed:
+            raise EngineUnavailableError("the chat engine is shut down")
+        seq = Sequence(req, asyncio.get_running_loop(), asyncio.Queue())
+        with self._live_lock:
+            self._live[req.request_id] = self._live.get(req.request_id, 0) + 1
+        self._inbox.put(("submit", seq))
+        done = False
+        try:
+            while True:
+                item = await seq.out.get()
+                if isinstance(item, QueueTimeout):
+                    done = True
+                    raise ServerBusyError(
+                        f"no generation slot became free within {self.config.queue_timeout:g}s"
+                    )
+                if item.finish_reason is not None:
+                    done = True
+                yield item
+                if done:
+                    return
+        finally:
+            if not done:
+                self._inbox.put(("cancel_seq", seq))
+
+    def cancel(self, request_id: str) -> bool:
+        """Cancel a queued or running request; it ends with finish_reason "cancelled"."""
+        with self._live_lock:
+            known = request_id in self._live
+        if known:
+            self._inbox.put(("cancel", request_id))
+        return known
+
+    def active_request_ids(self) -> set[str]:
+        with self._live_lock:
+            return set(self._live)
+
+    def stats(self) -> dict[str, Any]:
+        """A snapshot: running/waiting counts, memory (bytes) and last measured throughputs."""
+        return dict(self._stats)
+
+    def shutdown(self) -> None:
+        """Stop the engine thread; unfinished requests end with finish_reason "cancelled"."""
+        if self._closed:
+            return
+        self._closed = True
+        self._inbox.put(("stop", None))
+        self._thread.join(timeout=60)
+
+    # ----------------------------------------------------------------- engine thread
+
+    def _run(self) -> None:
+        try:
+            self._load()
+        except BaseException as exc:  # noqa: BLE001 - reported to the constructor
+            self._load_error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        while True:
+            if not self._drain_inbox():
+                break
+            now = time.perf_counter()
+            for seq in self._waiting.expire(now):
+                self._unregister(seq)
+                seq.send(QueueTimeout())
+            self._admit()
+            if self._decoding:
+                self._guarded_decode()
+            if self._prefilling:
+                self._guarded_prefill()
+            self._publish_stats()
+        for seq in self._waiting.items() + self._prefilling + self._decoding:
+            self._finish(seq, "cancelled")
+        self._publish_stats()
+
+    def _load(self) -> None:
+        model, tokenizer = mlx_load(self.config.model)[:2]
+        self.model = model
+        self.tokenizer = tokenizer
+        args = getattr(model, "args", None)
+        self.vocab_size = int(getattr(args, "vocab_size", 0) or len(tokenizer))
+        self.max_context = int(getattr(args, "max_position_embeddings", 0) or _DEFAULT_CONTEXT)
+        self.eos_token_ids = set(tokenizer.eos_token_ids)
+        self.token_table = TokenTable(tokenizer)
+        self.weights_bytes = sum(v.nbytes for _, v in tree_flatten(model.parameters()))
+        if self.config.prefix_cache and supports_prefix_cache(make_prompt_cache(model)):
+            self._prefix = PrefixCache(self.config.prefix_cache_bytes)
+        self._publish_stats()
+
+    def _drain_inbox(self) -> bool:
+        """Apply pending messages; blocks while there is nothing to do. False means stop."""
+        idle = not (self._decoding or self._prefilling or len(self._waiting))
+        while True:
+            try:
+                if idle:
+                    kind, payload = self._inbox.get()
+                    idle = False
+                else:
+                    kind, payload = self._inbox.get_nowait()
+            except queue.Empty:
+                return True
+            if kind == "stop":
+                return False
+            if kind == "submit":
+                deadline = payload.submitted + self.config.queue_timeout
+                self._waiting.push(payload, payload.request.priority, deadline)
+            elif kind == "cancel":
+                self._cancel_where(lambda s, rid=payload: s.request.request_id == rid)
+            elif kind == "cancel_seq":
+                self._cancel_where(lambda s, target=payload: s is target)
+            idle = not (self._decoding or self._prefilling or len(self._waiting))
+
+    def _cancel_where(self, pred: Any) -> None:
+        for seq in self._waiting.remove(pred):
+            self._finish(seq, "cancelled")
+        for seq in [s for s in self._prefilling if pred(s)]:
+            self._prefilling.remove(seq)
+            self._finish(seq, "cancelled")
+        gone = [i for i, s in enumerate(self._decoding) if pred(s)]
+        for i in gone:
+            self._finish(self._decoding[i], "cancelled")
+        if gone:
+            self._drop_rows(gone)
+
+    def _admit(self) -> None:
+        while len(self._waiting) and self._running() < self.config.concurrent:
+            seq = self._waiting.pop()
+            seq.admitted = time.perf_counter()
+            try:
+                self._setup(seq)
+            except Exception as exc:  # noqa: BLE001 - a bad request must not kill the thread
+                log.exception("request %s rejected", seq.request.request_id)
+                self._finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
+                continue
+            self._prefilling.append(seq)
+            self._prefilling.sort(key=lambda s: s.sort_key)
+
+    def _setup(self, seq: Sequence) -> None:
+        """Validate the prompt, create sampling/text state and the (prefix-reused) KV cache."""
+        prompt = seq.prompt
+        if not prompt:
+            raise ValueError("empty prompt")
+        bad = [t for t in prompt if not (0 <= int(t) < self.vocab_size)]
+        if bad:
+            raise ValueError(f"token id {bad[0]} outside the vocabulary (0..{self.vocab_size - 1})")
+        if len(prompt) >= self.max_context:
+            raise ValueError(
+                f"prompt of {len(prompt)} tokens does not fit the context of {self.max_context}"
+            )
+        params = seq.request.params
+        seq.row = RowState.create(params, prompt, self.vocab_size)
+        seq.detok = IncrementalDetokenizer(self.token_table)
+        seq.stops = StopMatcher(params.stop)
+        metrics.prompt_tokens.inc(len(prompt))
+        reused, cache = 0, None
+        if self._prefix is not None:
+            reused, cache = self._prefix.lookup(prompt, limit=len(prompt) - 1)
+            metrics.prefix_cache_queries.inc(len(prompt))
+            metrics.prefix_cache_hits.inc(reused)
+        seq.cache = cache if cache is not None else make_prompt_cache(self.model)
+        seq.prefill_pos = seq.cached_tokens = reused
+
+    def _running(self) -> int:
+        return len(self._prefilling) + len(self._decoding)
+
+    # ----------------------------------------------------------------- prefill
+
+    def _guarded_prefill(self) -> None:
+        seq = self._prefilling[0]
+        try:
+            self._prefill_chunk(seq)
+        except Exception as exc:  # noqa: BLE001
+            log.exception("prefill failed for %s", seq.request.request_id)
+            if seq in self._prefilling:
+                self._prefilling.remove(seq)
+            if not seq.finished:
+                self._finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
+
+    def _prefill_chunk(self, seq: Sequence) -> None:
+        prompt, step = seq.prompt, self.config.prefill_step_size
+        start = seq.prefill_pos
+        end = min(start + step, len(prompt))
+        last = end == len(prompt)
+        tic = time.perf_counter()
+        mx.reset_peak_memory()
+        if not last:
+            self.model(mx.array([prompt[start:end]]), cache=seq.cache)
+            mx.eval([c.state for c in seq.cache])
+            seq.prefill_pos = end
+            self._note_prefill(seq, end - start, tic)
+            return
+        if end - 1 > start:
+            self.model(mx.array([prompt[start : end - 1]]), cache=seq.cache)
+        logits = self.model(mx.array([prompt[end - 1 :]]), cache=seq.cache)[:, -1, :]
+        bitmask, masked = self._fill_masks([seq])
+        out = sample(logits, [seq.row], bitmask, masked)
+        mx.eval(out.arrays(), [c.state for c in seq.cache])
+        seq.prefill_pos = end
+        self._note_prefill(seq, end - start, tic)
+        self._prefilling.remove(seq)
+        if self._prefix is not None:
+            self._prefix.insert(prompt, seq.cache)
+        self._on_tokens([seq], out)
+        if seq.finished:
+            return
+        self._join_batch(seq)
+
+    def _note_prefill(self, seq: Sequence, n: int, tic: float) -> None:
+        dt = time.perf_counter() - tic
+        if dt > 0:
+            self._last_prefill_tps = n / dt
+        seq.peak_memory = max(seq.peak_memory, mx.get_peak_memory())
+
+    def _join_batch(self, seq: Sequence) -> None:
+        assert seq.cache is not None
+        single = [c.merge([c]) for c in seq.cache]
+        if self._batch_cache is None:
+            self._batch_cache = single
+        else:
+            for batch_c, new_c in zip(self._batch_cache, single, strict=True):
+                batch_c.extend(new_c)
+        seq.cache = None
+        self._decoding.append(seq)
+
+    def _drop_rows(self, rows: list[int]) -> None:
+        """Remove decode-batch rows (their sequences already finished)."""
+        drop = set(rows)
+        keep = [i for i in range(len(self._decoding)) if i not in drop]
+        self._decoding = [self._decoding[i] for i in keep]
+        if not keep:
+            self._batch_cache = None
+        elif self._batch_cache is not None:
+            for c in self._batch_cache:
+                c.filter(keep)
+
+    # ----------------------------------------------------------------- decode
+
+    def _guarded_decode(self) -> None:
+        try:
+            self._decode_step()
+        except Exception as exc:  # noqa: BLE001
+            log.exception("decode step failed")
+            message = f"{type(exc).__name__}: {exc}"
+            for seq in self._decoding:
+                if not seq.finished:
+                    self._finish(seq, "error", error=message)
+            self._decoding = []
+            self._batch_cache = None
+
+    def _decode_step(self) -> None:
+        seqs = self._decoding
+        tic = time.perf_counter()
+        mx.reset_peak_memory()
+        inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
+        logits = self.model(inputs, cache=self._batch_cache)[:, -1, :]
+        mx.async_eval(logits)
+        bitmask, masked = self._fill_masks(seqs)
+        out = sample(logits, [s.row for s in seqs if s.row is not None], bitmask, masked)
+        mx.eval(out.arrays())
+        dt = time.perf_counter() - tic
+        if dt > 0:
+            self._last_decode_tps = len(seqs) / dt
+        peak = mx.get_peak_memory()
+        for s in seqs:
+            s.peak_memory = max(s.peak_memory, peak)
+        self._on_tokens(seqs, out)
+        done = [i for i, s in enumerate(seqs) if s.finished]
+        if done:
+            self._store_finished([seqs[i] for i in done], done)
+            self._drop_rows(done)
+
+    def _store_finished(self, seqs: list[Sequence], rows: list[int]) -> None:
+        """Keep the KV state (prompt + output) of cleanly finished rows in the prefix cache."""
+        if self._prefix is None or self._batch_cache is None:
+            return
+        for seq, row in zip(seqs, rows, strict=True):
+            if seq.error is not None or seq.request.constraint is not None:
+                continue
+            tokens = seq.prompt + seq.generated[:-1]
+            try:
+                cache = [c.extract(row) for c in self._batch_cache]
+                if all(c.offset == len(tokens) for c in cache):
+                    self._prefix.insert(tokens, cache)
+            except Exception:  # noqa: BLE001 - caching is best effort
+                log.exception("prefix cache store failed")
+
+    def _fill_masks(self, seqs: list[Sequence]) -> tuple[np.ndarray | None, list[bool] | None]:
+        """Ask each constraint for its allowed tokens; a raising constraint fails its request."""
+        if not any(s.request.constraint is not None for s in seqs):
+            return None, None
+        words = (self.vocab_size + 31) // 32
+        bitmask = np.full((len(seqs), words), -1, dtype=np.int32)
+        masked = [False] * len(seqs)
+        for i, s in enumerate(seqs):
+            constraint = s.request.constraint
+            if constraint is None or s.error is not None:
+                continue
+            try:
+                masked[i] = bool(constraint.fill_bitmask(bitmask, i))
+            except Exception as exc:  # noqa: BLE001
+                s.error = f"grammar: {type(exc).__name__}: {exc}"
+        return bitmask, masked
+
+    # ----------------------------------------------------------------- tokens -> events
+
+    def _on_tokens(self, seqs: list[Sequence], out: SampleOutput) -> None:
+        tokens = out.tokens.tolist()
+        want_lp = any(s.request.params.logprobs for s in seqs)
+        chosen = out.logprobs.tolist() if want_lp else None
+        top_ids = out.top_ids.tolist() if want_lp and out.top_ids is not None else None
+        top_lp = out.top_logprobs.tolist() if want_lp and out.top_logprobs is not None else None
+        now = time.perf_counter()
+        for i, seq in enumerate(seqs):
+            if seq.finished:
+                continue
+            if seq.error is not None:
+                self._finish(seq, "error", error=seq.error)
+                continue
+            token = int(tokens[i])
+            logprobs: list[TokenLogprob] = []
+            if seq.request.params.logprobs and chosen is not None:
+                n = seq.request.params.top_logprobs
+                tops = []
+                if n and top_ids is not None and top_lp is not None:
+                    tops = [
+                        self._top(t, v) for t, v in zip(top_ids[i][:n], top_lp[i][:n], strict=True)
+                    ]
+                logprobs = [self._token_logprob(token, chosen[i], tops)]
+            try:
+                self._advance(seq, token, logprobs, now)
+            except Exception as exc:  # noqa: BLE001
+                log.exception("token handling failed for %s", seq.request.request_id)
+                self._finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
+
+    def _advance(self, seq: Sequence, token: int, logprobs: list[TokenLogprob], now: float) -> None:
+        """Account one sampled token: text, stop checks, constraint, limits; emit an event."""
+        assert seq.row is not None and seq.detok is not None and seq.stops is not None
+        params = seq.request.params
+        if not seq.generated:
+            seq.first_token_at = now
+        seq.last_token_at = now
+        seq.generated.append(token)
+        seq.last_token = token
+        seq.row.accept(token)
+        metrics.generation_tokens.inc()
+        reason: str | None = None
+        text = ""
+        if token in self.eos_token_ids and not params.ignore_eos:
+            reason = "stop"
+        else:
+            text = seq.stops.feed(seq.detok.add(token))
+            if seq.stops.stopped:
+                reason = "stop"
+        constraint = seq.request.constraint
+        if constraint is not None and reason is None:
+            constraint.accept(token)
+            if constraint.is_finished():
+                reason = "stop"
+        if reason is None and (
+            len(seq.generated) >= params.max_tokens
+            or len(seq.prompt) + len(seq.generated) >= self.max_context
+        ):
+            reason = "length"
+        if reason is None:
+            seq.send(GenerationEvent(text=text, token_ids=[token], logprobs=logprobs))
+            return
+        self._finish(seq, reason, text=text, token_ids=[token], logprobs=logprobs)
+
+    def _token_logprob(self, token: int, logprob: float, tops: list[TopLogprob]) -> TokenLogprob:
+        raw = self.token_table.bytes_of(token)
+        return TokenLogprob(
+            token=raw.decode("utf-8", errors="replace"),
+            logprob=_finite(logprob),
+            bytes=list(raw),
+            top_logprobs=tops,
+        )
+
+    def _top(self, token: int, logprob: float) -> TopLogprob:
+        raw = self.token_table.bytes_of(int(token))
+        return TopLogprob(
+            token=raw.decode("utf-8", errors="replace"), logprob=_finite(logprob), bytes=list(raw)
+        )
+
+    def _finish(
+        self,
+        seq: Sequence,
+        reason: str,
+        *,
+        text: str = "",
+        token_ids: list[int] | None = None,
+        logprobs: list[TokenLogprob] | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Send the final event, record metrics and forget the request."""
+        if seq.finished:
+            return
+        seq.finished = True
+        if reason == "error" and seq.error is None:
+            seq.error = error or "generation failed"
+        if reason != "error" and seq.detok is not None and seq.stops is not None:
+            if not seq.stops.stopped:
+                text += seq.stops.feed(seq.detok.flush())
+            text += seq.stops.flush()
+        end = time.perf_counter()
+        admitted = seq.admitted or end
+        first = seq.first_token_at or end
+        last = seq.last_token_at or first
+        stats = GenerationStats(
+            prompt_tokens=len(seq.prompt),
+            cached_tokens=seq.cached_tokens,
+            completion_tokens=len(seq.generated),
+            queue_time=admitted - seq.submitted,
+            prompt_time=(first - admitted) if seq.admitted else 0.0,
+            completion_time=max(last - first, 0.0),
+            peak_memory_gib=seq.peak_memory / _GIB,
+        )
+        seq.cache = None
+        self._unregister(seq)
+        seq.send(
+            GenerationEvent(
+                text=text,
+                token_ids=token_ids or [],
+                logprobs=logprobs or [],
+                finish_reason=reason,
+                stats=stats,
+                error=seq.error if reason == "error" else None,
+            )
+        )
+        self._observe(seq, reason, stats, end)
+
+    def _observe(self, seq: Sequence, reason: str, stats: GenerationStats, end: float) -> None:
+        metrics.request_success.labels(finished_reason=reason).inc()
+        metrics.e2e_request_latency.observe(end - seq.submitted)
+        metrics.request_queue_time.observe(stats.queue_time)
+        if seq.generated:
+            metrics.request_prefill_time.observe(stats.prompt_time)
+            metrics.request_decode_time.observe(stats.completion_time)
+            metrics.time_to_first_token.observe(seq.first_token_at - seq.submitted)
+            if len(seq.generated) > 1:
+                metrics.time_per_output_token.observe(
+                    stats.completion_time / (len(seq.generated) - 1)
+                )
+
+    def _unregister(self, seq: Sequence) -> None:
+        rid = seq.request.request_id
+        with self._live_lock:
+            n = self._live.get(rid, 0) - 1
+            if n > 0:
+                self._live[rid] = n
+            else:
+                self._live.pop(rid, None)
+
+    def _publish_stats(self) -> None:
+        kv = 0
+        if self._batch_cache is not None:
+            kv += sum(c.nbytes for c in self._batch_cache)
+        for s in self._prefilling:
+            if s.cache is not None:
+                kv += sum(c.nbytes for c in s.cache)
+        with contextlib.suppress(Exception):
+            self._peak_memory = max(self._peak_memory, mx.get_peak_memory())
+        running, waiting = self._running(), len(self._waiting)
+        metrics.num_requests_running.set(running)
+        metrics.num_requests_waiting.set(waiting)
+        prefix = self._prefix
+        self._stats = {
+            "running": running,
+            "waiting": waiting,
+            "concurrent": self.config.concurrent,
+            "weights_bytes": getattr(self, "weights_bytes", 0),
+            "kv_bytes": kv,
+            "prefix_cache_bytes": prefix.nbytes if prefix is not None else 0,
+            "prefix_cache_entries": len(prefix) if prefix is not None else 0,
+            "active_memory_bytes": mx.get_active_memory(),
+            "peak_memory_bytes": self._peak_memory,
+            "last_prefill_tokens_per_second": self._last_prefill_tps,
+            "last_decode_tokens_per_second": self._last_decode_tps,
+        }
+
+
+def _finite(x: float) -> float:
+    """JSON has no -inf: clamp impossible tokens to a very negative finite logprob."""
+    return x if x > -1e30 else -9999.0

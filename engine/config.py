@@ -1,0 +1,24 @@
+"""Engine configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class EngineConfig:
+    """How the chat engine loads its model and schedules work.
+
+    ``concurrent`` is the decode batch size: at most that many requests prefill or decode at once;
+    the rest wait up to ``queue_timeout`` seconds for a slot. ``prefill_step_size`` bounds the
+    prompt tokens processed between two decode steps, so a long prompt does not stall running
+    streams.
+    """
+
+    model: str  # local folder or hub id (mlx_lm.load)
+    concurrent: int = 8
+    queue_timeout: float = 240.0
+    prefix_cache: bool = True
+    prefix_cache_bytes: int = 512 * 2**20
+    prefill_step_size: int = 256
+    max_logprobs: int = 20

@@ -1,0 +1,105 @@
+"""Prometheus metrics of the chat engine, in their own registry (``REGISTRY``).
+
+Family names follow vLLM's with an ``afm:`` prefix (``vllm:num_requests_running`` ->
+``afm:num_requests_running``). Counters are exposed with the ``_total`` suffix. Token counters
+for the prefix cache count tokens, as vLLM's do.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+_LATENCY_BUCKETS = (
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    320.0,
+    640.0,
+)
+_TOKEN_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+)
+
+num_requests_running = Gauge(
+    "afm:num_requests_running", "Requests prefilling or decoding.", registry=REGISTRY
+)
+num_requests_waiting = Gauge(
+    "afm:num_requests_waiting", "Requests waiting for a generation slot.", registry=REGISTRY
+)
+prompt_tokens = Counter("afm:prompt_tokens", "Prompt tokens processed.", registry=REGISTRY)
+generation_tokens = Counter("afm:generation_tokens", "Tokens generated.", registry=REGISTRY)
+prefix_cache_queries = Counter(
+    "afm:prefix_cache_queries", "Prompt tokens looked up in the prefix cache.", registry=REGISTRY
+)
+prefix_cache_hits = Counter(
+    "afm:prefix_cache_hits", "Prompt tokens served from the prefix cache.", registry=REGISTRY
+)
+request_success = Counter(
+    "afm:request_success",
+    "Finished requests by finish reason.",
+    ["finished_reason"],
+    registry=REGISTRY,
+)
+e2e_request_latency = Histogram(
+    "afm:e2e_request_latency_seconds",
+    "Submission to last token.",
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+request_queue_time = Histogram(
+    "afm:request_queue_time_seconds",
+    "Time waiting for a slot.",
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+request_prefill_time = Histogram(
+    "afm:request_prefill_time_seconds",
+    "Admission to first token.",
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+request_decode_time = Histogram(
+    "afm:request_decode_time_seconds",
+    "First token to last token.",
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+time_to_first_token = Histogram(
+    "afm:time_to_first_token_seconds",
+    "Submission to first token.",
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+time_per_output_token = Histogram(
+    "afm:time_per_output_token_seconds",
+    "Mean time between output tokens of a request.",
+    buckets=_TOKEN_BUCKETS,
+    registry=REGISTRY,
+)
