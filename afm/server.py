@@ -1,0 +1,34 @@
+"""Start the server: fast BLAS first (before MLX loads), then the app on uvicorn."""
+
+from __future__ import annotations
+
+import logging
+
+from afm.settings import Settings
+
+log = logging.getLogger("afm")
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def serve(settings: Settings) -> None:
+    """Run `afm serve` until interrupted."""
+    from engine.blas import blas_report
+
+    configure_logging(settings.log_level)
+    blas = blas_report()  # must precede the first `import mlx.core`
+    log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
+
+    import uvicorn
+
+    from afm.app import create_app
+
+    app = create_app(settings)
+    log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host, settings.port)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
+                timeout_graceful_shutdown=5, access_log=settings.log_level == "debug")
