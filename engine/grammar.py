@@ -1,0 +1,608 @@
+"""Grammar constraints for structured output and tool calls, on xgrammar 0.2.9.
+
+:func:`build_constraint` turns a request's ``response_format`` / ``tools`` / ``tool_choice`` into
+a :class:`engine.types.TokenConstraint` (or None when nothing is constrained). Everything is
+compiled through one structural tag per request shape and cached per model in
+:class:`GrammarCompilerCache`.
+
+What is enforced:
+
+- ``json_object``: one JSON object; ``json_schema``: that schema. Strict and non-strict schemas
+  are both enforced, in xgrammar's strict mode (no properties or items the schema does not name).
+- ``tool_choice`` ``required`` / named function: only well-formed calls in the model's tool format
+  to allowed functions, with schema-valid arguments; one call when ``parallel_tool_calls`` is
+  false, else one or more. ``auto``: free text, but once the format's trigger appears (e.g.
+  ``<tool_call>``) the call is constrained; with a JSON response format, the output is either that
+  JSON or tool calls. Every tool is constrained by its ``parameters`` schema (strict or not).
+- JSON is compact (``", "`` / ``": "``, no free whitespace); qwen3_xml allows one whitespace
+  character between elements. Strings never contain raw control characters (xgrammar's bounded
+  strings would allow them; the grammar is patched), so ``json.loads`` accepts the output.
+- ``reasoning=True``: unconstrained until ``</think>`` has been generated (then up to two
+  newlines and the constraint). With ``reasoning_started=False`` the first token decides: the
+  ``<think>`` token opens reasoning, anything else must already follow the grammar.
+- ``is_finished()`` turns True once the grammar is complete and allows nothing but a stop token
+  (or a stop token was accepted).
+
+Schemas the grammar engine cannot enforce raise :class:`GrammarError` (see
+:data:`UNSUPPORTED_KEYWORDS`, unknown string ``format``s, remote ``$ref``s, ``allOf`` with more
+than one branch, and whatever xgrammar itself rejects, with its message).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import xgrammar as xgr
+
+from engine.reasoning import THINK_END, THINK_START
+from engine.tool_calls import check_format
+
+log = logging.getLogger(__name__)
+
+UNSUPPORTED_KEYWORDS = {
+    "not": "'not'",
+    "if": "'if'/'then'/'else'",
+    "then": "'if'/'then'/'else'",
+    "else": "'if'/'then'/'else'",
+    "contains": "'contains'",
+    "minContains": "'minContains'",
+    "maxContains": "'maxContains'",
+    "dependentRequired": "'dependentRequired'",
+    "dependentSchemas": "'dependentSchemas'",
+    "dependencies": "'dependencies'",
+    "$dynamicRef": "'$dynamicRef'",
+    "unevaluatedItems": "'unevaluatedItems'",
+}
+"""Keywords xgrammar would silently ignore: rejected instead."""
+
+SUPPORTED_FORMATS = frozenset(
+    {
+        "email", "date", "time", "date-time", "duration", "uuid", "uri", "uri-reference",
+        "uri-template", "ipv4", "ipv6", "hostname", "json-pointer", "relative-json-pointer",
+    }
+)  # fmt: skip
+"""String ``format`` values xgrammar enforces (measured on 0.2.9); others are rejected."""
+
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+_SCHEMA_VALUES = ("items", "additionalProperties", "propertyNames", "additionalItems")
+
+# Leading whitespace allowed right after </think>.
+_AFTER_THINK = {"type": "grammar", "grammar": 'root ::= "" | "\\n" | "\\n\\n"'}
+_XGR_PREFIX = re.compile(r"^\[[^\]]*\]\s*\S+:\d+:\s*")
+
+
+class GrammarError(ValueError):
+    """A schema or tool definition the grammar engine cannot enforce (maps to HTTP 400)."""
+
+
+def _clean(msg: str) -> str:
+    return _XGR_PREFIX.sub("", str(msg).strip()).strip()
+
+
+# ---------------------------------------------------------------------------- schema checks
+
+
+def check_schema(schema: Any, where: str = "schema") -> None:
+    """Raise GrammarError for JSON-schema features the grammar engine cannot enforce."""
+    _check(schema, where, "#")
+
+
+def _check(schema: Any, where: str, path: str) -> None:
+    if isinstance(schema, bool):
+        if schema is False and path == "#":
+            raise GrammarError(f"{where}: the schema 'false' matches nothing")
+        return
+    if not isinstance(schema, dict):
+        raise GrammarError(f"{where} at {path}: a schema must be an object or a boolean")
+    for key, label in UNSUPPORTED_KEYWORDS.items():
+        if key in schema:
+            raise GrammarError(f"{where} at {path}: {label} is not supported by the grammar engine")
+    if schema.get("uniqueItems") is True:
+        raise GrammarError(
+            f"{where} at {path}: 'uniqueItems' is not supported by the grammar engine"
+        )
+    ref = schema.get("$ref")
+    if ref is not None and (not isinstance(ref, str) or not ref.startswith("#")):
+        raise GrammarError(
+            f"{where} at {path}: only local '$ref's ('#/...') are supported, got {ref!r}"
+        )
+    fmt = schema.get("format")
+    if fmt is not None and fmt not in SUPPORTED_FORMATS:
+        raise GrammarError(
+            f"{where} at {path}: string format {fmt!r} is not supported; supported: "
+            + ", ".join(sorted(SUPPORTED_FORMATS))
+        )
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and len(all_of) > 1:
+        raise GrammarError(f"{where} at {path}: 'allOf' with more than one schema is not supported")
+    for key in _SCHEMA_LISTS:
+        sub = schema.get(key)
+        if isinstance(sub, list):
+            for i, s in enumerate(sub):
+                _check(s, where, f"{path}/{key}/{i}")
+    for key in _SCHEMA_MAPS:
+        sub = schema.get(key)
+        if isinstance(sub, dict):
+            for name, s in sub.items():
+                _check(s, where, f"{path}/{key}/{name}")
+    for key in _SCHEMA_VALUES:
+        sub = schema.get(key)
+        if isinstance(sub, dict | bool):
+            _check(sub, where, f"{path}/{key}")
+        elif isinstance(sub, list):
+            for i, s in enumerate(sub):
+                _check(s, where, f"{path}/{key}/{i}")
+
+
+@lru_cache(maxsize=512)
+def _json_ebnf_cached(schema_json: str) -> str:
+    try:
+        grammar = xgr.Grammar.from_json_schema(schema_json, any_whitespace=False, strict_mode=True)
+    except Exception as e:  # xgrammar raises RuntimeError/ValueError with C++ context
+        raise GrammarError(_clean(str(e))) from e
+    text = str(grammar)
+    # Bounded strings use [^"\\\r\n]: also exclude the other control characters (invalid JSON).
+    return text.replace('[^\\"\\\\\\r\\n]', '[^\\"\\\\\\0-\\x1f]')
+
+
+def json_ebnf(schema: Any, where: str = "schema") -> str:
+    """Compact-JSON EBNF for a (checked) schema."""
+    check_schema(schema, where)
+    if schema is True:
+        schema = {}
+    try:
+        return _json_ebnf_cached(json.dumps(schema, sort_keys=True))
+    except GrammarError as e:
+        raise GrammarError(f"{where}: {e}") from None
+
+
+# ---------------------------------------------------------------------------- compiler cache
+
+
+class GrammarCompilerCache:
+    """Per-model xgrammar compiler with a cache of compiled structural tags.
+
+    ``hf_tokenizer`` is a Hugging Face tokenizer (an mlx-lm ``TokenizerWrapper`` is unwrapped);
+    ``vocab_size`` is the model's lm_head size (the bitmask covers ``ceil(vocab_size / 32)`` words).
+    """
+
+    def __init__(
+        self,
+        hf_tokenizer: Any,
+        vocab_size: int,
+        *,
+        stop_token_ids: list[int] | None = None,
+        max_entries: int = 256,
+    ) -> None:
+        tok = hf_tokenizer
+        if type(tok).__name__ == "TokenizerWrapper":  # mlx-lm wrapper around the HF tokenizer
+            tok = tok._tokenizer
+        self.vocab_size = vocab_size
+        self.info = xgr.TokenizerInfo.from_huggingface(
+            tok, vocab_size=vocab_size, stop_token_ids=stop_token_ids
+        )
+        self.compiler = xgr.GrammarCompiler(self.info, max_threads=2, cache_enabled=True)
+        self.stop_token_ids = [int(t) for t in self.info.stop_token_ids]
+        self.token_bytes: list[bytes] = list(self.info.decoded_vocab)
+        vocab = tok.get_vocab()
+        self.think_token_id: int | None = vocab.get(THINK_START)
+        self.words = (vocab_size + 31) // 32
+        # AND-mask that clears stop tokens and bits past the vocabulary.
+        keep = np.zeros(self.words * 32, dtype=bool)
+        keep[:vocab_size] = True
+        keep[[t for t in self.stop_token_ids if t < vocab_size]] = False
+        self.non_stop_mask = np.packbits(keep, bitorder="little").view(np.int32).copy()
+        self._max = max_entries
+        self._compiled: OrderedDict[str, xgr.CompiledGrammar] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def compile(self, body: dict) -> xgr.CompiledGrammar:
+        """Compile a structural-tag format (cached by its canonical JSON)."""
+        key = json.dumps(body, sort_keys=True)
+        with self._lock:
+            got = self._compiled.get(key)
+            if got is not None:
+                self._compiled.move_to_end(key)
+                self.hits += 1
+                return got
+        try:
+            compiled = self.compiler.compile_structural_tag(
+                {"type": "structural_tag", "format": body}
+            )
+        except Exception as e:
+            raise GrammarError(f"grammar could not be compiled: {_clean(str(e))}") from e
+        with self._lock:
+            self.misses += 1
+            self._compiled[key] = compiled
+            while len(self._compiled) > self._max:
+                self._compiled.popitem(last=False)
+        return compiled
+
+    def allocate_bitmask(self, batch: int = 1) -> np.ndarray:
+        """A zeroed int32 bitmask of shape [batch, ceil(vocab/32)]."""
+        return np.zeros((batch, self.words), dtype=np.int32)
+
+
+# ---------------------------------------------------------------------------- constraint
+
+
+class GrammarConstraint:
+    """A :class:`engine.types.TokenConstraint` over one xgrammar matcher."""
+
+    def __init__(
+        self,
+        cache: GrammarCompilerCache,
+        compiled: xgr.CompiledGrammar,
+        *,
+        reasoning: bool = False,
+        reasoning_started: bool = True,
+    ) -> None:
+        self._cache = cache
+        self.matcher = xgr.GrammarMatcher(compiled)
+        self._scratch = cache.allocate_bitmask(1)
+        self._tail = b""
+        self._finished = False
+        self.rejected = False
+        if not reasoning:
+            self.phase = "grammar"
+        elif reasoning_started or cache.think_token_id is None:
+            self.phase = "think"
+        else:
+            self.phase = "maybe"  # first token: <think> opens reasoning, else grammar
+
+    def fill_bitmask(self, bitmask: np.ndarray, row: int) -> bool:
+        if self.phase == "think" or self._finished:
+            return False
+        need = self.matcher.fill_next_token_bitmask(bitmask, row)
+        if self.phase == "maybe":
+            tid = self._cache.think_token_id
+            assert tid is not None
+            word, bit = divmod(tid, 32)
+            bitmask[row, word] |= np.array(1 << bit, dtype=np.uint32).view(np.int32)
+            return True
+        return bool(need)
+
+    def accept(self, token_id: int) -> None:
+        token_id = int(token_id)
+        if self._finished:
+            return
+        if self.phase == "maybe":
+            if token_id == self._cache.think_token_id:
+                self.phase = "think"
+                return
+            self.phase = "grammar"
+        if self.phase == "think":
+            if token_id < len(self._cache.token_bytes):
+                self._tail = (self._tail + self._cache.token_bytes[token_id])[-64:]
+            end = self._tail.find(THINK_END.encode())
+            if end != -1:
+                rest = self._tail[end + len(THINK_END) :]
+                self.phase = "grammar"
+                self._tail = b""
+                if rest and not self.matcher.accept_string(rest):
+                    log.warning("text after </think> does not match the grammar: %r", rest)
+                self._check_done()
+            return
+        if not self.matcher.accept_token(token_id):
+            log.warning("grammar rejected token %d; ending constrained output", token_id)
+            self.rejected = True
+            self._finished = True
+            return
+        self._check_done()
+
+    def _check_done(self) -> None:
+        m = self.matcher
+        if m.is_terminated():
+            self._finished = True
+        elif m.is_completed():
+            m.fill_next_token_bitmask(self._scratch, 0)
+            if not np.any(self._scratch[0] & self._cache.non_stop_mask):
+                self._finished = True
+
+    def is_finished(self) -> bool:
+        return self._finished
+
+
+# ---------------------------------------------------------------------------- tool formats
+
+
+def _function(tool: dict) -> dict:
+    fn = tool.get("function") if isinstance(tool, dict) else None
+    if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
+        raise GrammarError("each tool needs a function with a name")
+    return fn
+
+
+def _tool_params(fn: dict) -> Any:
+    params = fn.get("parameters")
+    return {"type": "object", "properties": {}} if params is None else params
+
+
+def _call_tag(fmt: str, fn: dict) -> dict:
+    name = fn["name"]
+    where = f"tool {name!r} parameters"
+    params = _tool_params(fn)
+    qname = json.dumps(name, ensure_ascii=False)[1:-1]
+    if fmt == "qwen3_xml":
+        check_schema(params, where)
+        if not (isinstance(params, dict) and params.get("type", "object") == "object"):
+            raise GrammarError(f"{where}: qwen3_xml tool parameters must be an object schema")
+        content = {
+            "type": "json_schema",
+            "json_schema": params,
+            "style": "qwen_xml",
+            "max_whitespace_cnt": 1,
+        }
+        return {
+            "type": "tag",
+            "begin": f"<tool_call>\n<function={name}>\n",
+            "content": content,
+            "end": "\n</function>\n</tool_call>",
+        }
+    content = {"type": "grammar", "grammar": json_ebnf(params, where)}
+    if fmt == "hermes":
+        begin, end = f'<tool_call>\n{{"name": "{qname}", "arguments": ', "}\n</tool_call>"
+    elif fmt == "llama3_json":
+        begin, end = f'{{"name": "{qname}", "parameters": ', "}"
+    else:  # mistral
+        begin, end = f'{{"name": "{qname}", "arguments": ', "}"
+    return {"type": "tag", "begin": begin, "content": content, "end": end}
+
+
+def _calls_only(fmt: str, tags: list[dict], parallel: bool) -> dict:
+    """One or more calls (exactly one when not parallel) and nothing else."""
+    sep = {"hermes": "\n", "qwen3_xml": "\n", "llama3_json": "; ", "mistral": ", "}[fmt]
+    seq = {
+        "type": "tags_with_separator",
+        "tags": tags,
+        "separator": sep,
+        "at_least_one": True,
+        "stop_after_first": not parallel,
+    }
+    if fmt == "llama3_json":
+        return {"type": "sequence", "elements": [_const("<|python_tag|>"), seq]}
+    if fmt == "mistral":
+        return {"type": "sequence", "elements": [_const("[TOOL_CALLS]["), seq, _const("]")]}
+    return seq
+
+
+def _auto(fmt: str, tags: list[dict], parallel: bool) -> dict:
+    """Free text; a call is constrained once the format's trigger appears."""
+    if fmt in ("hermes", "qwen3_xml"):
+        return {
+            "type": "triggered_tags",
+            "triggers": ["<tool_call>"],
+            "tags": tags,
+            "stop_after_first": not parallel,
+        }
+    if fmt == "llama3_json":
+        # no end marker after a python_tag block: each call carries its own <|python_tag|>
+        tags = [t | {"begin": "<|python_tag|>" + t["begin"]} for t in tags]
+        return {
+            "type": "triggered_tags",
+            "triggers": ["<|python_tag|>"],
+            "tags": tags,
+            "stop_after_first": not parallel,
+        }
+    block = {
+        "type": "tag",
+        "begin": "[TOOL_CALLS][",
+        "content": {
+            "type": "tags_with_separator",
+            "tags": tags,
+            "separator": ", ",
+            "at_least_one": True,
+            "stop_after_first": not parallel,
+        },
+        "end": "]",
+    }
+    return {
+        "type": "triggered_tags",
+        "triggers": ["[TOOL_CALLS]"],
+        "tags": [block],
+        "stop_after_first": True,
+    }
+
+
+def _const(value: str) -> dict:
+    return {"type": "const_string", "value": value}
+
+
+# ---------------------------------------------------------------------------- entry point
+
+
+def _response_format_body(response_format: dict | None) -> dict | None:
+    if not response_format:
+        return None
+    kind = response_format.get("type", "text")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "grammar", "grammar": json_ebnf({"type": "object"}, "json_object")}
+    if kind == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        schema = spec.get("schema", {"type": "object"}) if isinstance(spec, dict) else None
+        name = spec.get("name", "") if isinstance(spec, dict) else ""
+        return {"type": "grammar", "grammar": json_ebnf(schema, f"json_schema {name!r}".strip())}
+    raise GrammarError(f"response_format type {kind!r} is not supported")
+
+
+def _select_tools(
+    tools: list[dict] | None, tool_choice: str | dict | None
+) -> tuple[str, list[dict]]:
+    """Normalise tool_choice to (mode, functions): mode is none, auto, required or named."""
+    fns = [_function(t) for t in tools or [] if t.get("type", "function") == "function"]
+    if tool_choice is None:
+        tool_choice = "auto" if fns else "none"
+    if isinstance(tool_choice, dict):
+        fn = tool_choice.get("function") or {}
+        name = fn.get("name") if isinstance(fn, dict) else None
+        name = name or tool_choice.get("name")
+        chosen = [f for f in fns if f["name"] == name]
+        if not chosen:
+            raise GrammarError(f"tool_choice names function {name!r}, which is not in tools")
+        return "named", chosen[:1]
+    if tool_choice == "none" or not fns:
+        if tool_choice == "required":
+            raise GrammarError("tool_choice 'required' needs at least one function tool")
+        return "none", []
+    if tool_choice in ("auto", "required"):
+        return tool_choice, fns
+    raise GrammarError(f"unknown tool_choice {tool_choice!r}")
+
+
+def build_body(
+    *,
+    response_format: dict | None,
+    tools: list[dict] | None,
+    tool_choice: str | dict | None,
+    parallel_tool_calls: bool,
+    tool_format: str,
+    reasoning: bool,
+) -> dict | None:
+    """The structural-tag format for a request, or None when nothing is constrained."""
+    check_format(tool_format)
+    mode, fns = _select_tools(tools, tool_choice)
+    json_body = _response_format_body(response_format)
+    body: dict | None
+    if mode in ("required", "named"):
+        tags = [_call_tag(tool_format, f) for f in fns]
+        body = _calls_only(tool_format, tags, parallel_tool_calls and mode == "required")
+    elif mode == "auto":
+        tags = [_call_tag(tool_format, f) for f in fns]
+        if json_body is not None:
+            calls = _calls_only(tool_format, tags, parallel_tool_calls)
+            body = {"type": "or", "elements": [json_body, calls]}
+        else:
+            body = _auto(tool_format, tags, parallel_tool_calls)
+    else:
+        body = json_body
+    if body is not None and reasoning:
+        body = {"type": "sequence", "elements": [_AFTER_THINK, body]}
+    return body
+
+
+def build_constraint(
+    cache: GrammarCompilerCache,
+    *,
+    response_format: dict | None,
+    tools: list[dict] | None,
+    tool_choice: str | dict | None,
+    parallel_tool_calls: bool,
+    tool_format: str,
+    reasoning: bool,
+    reasoning_started: bool = True,
+) -> GrammarConstraint | None:
+    """A fresh per-request constraint, or None when the request is unconstrained.
+
+    Raises GrammarError (a ValueError) for schemas, tools or tool_choice values that cannot be
+    enforced. Compiles are cached in ``cache``; call on any thread.
+    """
+    body = build_body(
+        response_format=response_format,
+        tools=tools,
+        tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls,
+        tool_format=tool_format,
+        reasoning=reasoning,
+    )
+    if body is None:
+        return None
+    compiled = cache.compile(body)
+    return GrammarConstraint(
+        cache, compiled, reasoning=reasoning, reasoning_started=reasoning_started
+    )
+
+
+# ---------------------------------------------------------------------------- measurement
+
+
+def measure_mask_overhead(
+    cache: GrammarCompilerCache,
+    schema: dict | None = None,
+    steps: int = 200,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Per-step cost of a JSON-schema constraint, in microseconds.
+
+    Samples random tokens under the mask (restarting when the grammar finishes) and reports the
+    mean ``fill_bitmask`` + ``accept`` time, the MLX mask application on a [1, vocab] logits
+    row, and the first (uncached) and a repeated (cached) build in milliseconds. Clears the
+    cache's compiled entries first.
+    """
+    import mlx.core as mx
+    from xgrammar.kernels.apply_token_bitmask_mlx import apply_token_bitmask_mlx
+
+    schema = schema or {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 20},
+            "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}, "maxItems": 4},
+            "score": {"type": "integer", "minimum": 0, "maximum": 100},
+        },
+        "required": ["name", "tags", "score"],
+    }
+    rf = {"type": "json_schema", "json_schema": {"name": "bench", "schema": schema}}
+    kw: dict[str, Any] = dict(
+        response_format=rf,
+        tools=None,
+        tool_choice=None,
+        parallel_tool_calls=True,
+        tool_format="hermes",
+        reasoning=False,
+    )
+    _json_ebnf_cached.cache_clear()  # measure a cold compile (empties this cache's entries)
+    cache.compiler.clear_cache()
+    with cache._lock:
+        cache._compiled.clear()
+    t0 = time.perf_counter()
+    con = build_constraint(cache, **kw)
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    con = build_constraint(cache, **kw)
+    cached_ms = (time.perf_counter() - t0) * 1e3
+    rng = np.random.default_rng(seed)
+    bitmask = cache.allocate_bitmask(1)
+    fill_s = accept_s = 0.0
+    for _ in range(steps):
+        assert con is not None
+        if con.is_finished():
+            con = build_constraint(cache, **kw)
+            assert con is not None
+        t0 = time.perf_counter()
+        con.fill_bitmask(bitmask, 0)
+        t1 = time.perf_counter()
+        bits = np.unpackbits(bitmask[0].view(np.uint8), bitorder="little")[: cache.vocab_size]
+        allowed = np.flatnonzero(bits)
+        tok = int(rng.choice(allowed))
+        t2 = time.perf_counter()
+        con.accept(tok)
+        t3 = time.perf_counter()
+        fill_s += t1 - t0
+        accept_s += t3 - t2
+    logits = mx.array(rng.standard_normal((1, cache.vocab_size)).astype(np.float32))
+    mask_mx = mx.array(bitmask)
+    mx.eval(apply_token_bitmask_mlx(mask_mx, logits, cache.vocab_size))
+    t0 = time.perf_counter()
+    for _ in range(50):
+        mx.eval(apply_token_bitmask_mlx(mx.array(bitmask), logits, cache.vocab_size))
+    apply_us = (time.perf_counter() - t0) / 50 * 1e6
+    return {
+        "vocab_size": float(cache.vocab_size),
+        "fill_us": fill_s / steps * 1e6,
+        "accept_us": accept_s / steps * 1e6,
+        "apply_mlx_us": apply_us,
+        "compile_ms": compile_ms,
+        "cached_build_ms": cached_ms,
+    }

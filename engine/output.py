@@ -1,0 +1,251 @@
+"""Incremental split of generated text into reasoning, content and tool calls.
+
+Feed the engine's text deltas to :meth:`OutputProcessor.feed`; it returns OpenAI-shaped
+:class:`Delta` objects. At the end, :meth:`OutputProcessor.flush` returns the deltas held back and
+:meth:`OutputProcessor.finish` the :class:`FinalOutput`, which always equals the concatenation of
+everything streamed (same calls, ids and arguments). A non-streaming caller feeds the whole text
+once and calls ``finish()``.
+
+Rules:
+
+- Reasoning: output starts inside ``<think>`` when ``reasoning_started`` (the prompt opened it), or
+  when the output itself opens with ``<think>``; everything up to ``</think>`` is reasoning.
+- Text that may be the start of a marker (``</thi``, ``<tool_``) is held back until decided.
+- A tool call is emitted when its block is complete: one delta with index, id and name
+  (arguments ``""``), then one with the arguments. An unreadable block becomes content.
+- Content and reasoning are stripped of leading and trailing whitespace (trailing whitespace is
+  held back until more text arrives).
+- ``parallel_tool_calls=False`` keeps only the first call.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from engine.reasoning import THINK_END, THINK_START
+from engine.tool_calls import (
+    ParsedCall,
+    bare_llama3_start,
+    check_format,
+    find_block_end,
+    find_call_start,
+    parse_block,
+    partial_marker_len,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ToolCallDelta:
+    """A piece of one tool call: the first carries id and name, later ones argument text."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass
+class Delta:
+    content: str | None = None
+    reasoning_content: str | None = None
+    tool_call: ToolCallDelta | None = None
+
+
+@dataclass
+class FinalOutput:
+    content: str | None
+    reasoning_content: str | None
+    tool_calls: list[ParsedCall] = field(default_factory=list)
+
+
+def _suffix_prefix_len(text: str, marker: str) -> int:
+    """Longest suffix of ``text`` that is a proper prefix of ``marker``."""
+    for n in range(min(len(marker) - 1, len(text)), 0, -1):
+        if text.endswith(marker[:n]):
+            return n
+    return 0
+
+
+class _Channel:
+    """Accumulates one stripped text channel; returns what is safe to emit now."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.pending_ws = ""
+        self.parts: list[str] = []
+
+    def push(self, text: str) -> str:
+        if not self.started:
+            text = text.lstrip()
+            if not text:
+                return ""
+            self.started = True
+        text = self.pending_ws + text
+        body = text.rstrip()
+        self.pending_ws = text[len(body) :]
+        if body:
+            self.parts.append(body)
+        return body
+
+    def value(self) -> str | None:
+        return "".join(self.parts) if self.parts else None
+
+
+class OutputProcessor:
+    """Streaming splitter for one choice. Not thread-safe; one per request."""
+
+    def __init__(
+        self,
+        tool_format: str = "hermes",
+        tools: list[dict] | None = None,
+        reasoning_started: bool = False,
+        parse_tools: bool = True,
+        *,
+        parallel_tool_calls: bool = True,
+        parse_reasoning: bool = True,
+    ) -> None:
+        self.fmt = check_format(tool_format)
+        self.tools = tools
+        self.parse_tools = parse_tools
+        self.parallel_tool_calls = parallel_tool_calls
+        self.parse_reasoning = parse_reasoning
+        # states: "start" (may open <think>), "reasoning", "content", "tool"
+        self.state = "reasoning" if (reasoning_started and parse_reasoning) else "start"
+        self.buf = ""
+        self.reasoning = _Channel()
+        self.content = _Channel()
+        self.calls: list[ParsedCall] = []
+        self._out: list[Delta] = []
+        self._finished = False
+
+    # ------------------------------------------------------------------ public
+
+    def feed(self, text: str) -> list[Delta]:
+        """Consume a text delta; return the deltas that are now certain."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        self.buf += text
+        self._run(final=False)
+        return self._take()
+
+    def flush(self) -> list[Delta]:
+        """End of output: decide everything held back and return the last deltas."""
+        if not self._finished:
+            self._run(final=True)
+            self._finished = True
+        return self._take()
+
+    def finish(self) -> FinalOutput:
+        """The whole output (flushes first if :meth:`flush` was not called)."""
+        self.flush()
+        content = self.content.value()
+        if content is None and not self.calls:
+            content = ""
+        return FinalOutput(content, self.reasoning.value(), list(self.calls))
+
+    # ------------------------------------------------------------------ machinery
+
+    def _take(self) -> list[Delta]:
+        out, self._out = self._out, []
+        merged: list[Delta] = []
+        for d in out:
+            if merged and d.tool_call is None and merged[-1].tool_call is None:
+                last = merged[-1]
+                if d.content is not None and last.content is not None:
+                    last.content += d.content
+                    continue
+                if d.reasoning_content is not None and last.reasoning_content is not None:
+                    last.reasoning_content += d.reasoning_content
+                    continue
+            merged.append(d)
+        return merged
+
+    def _emit_content(self, text: str) -> None:
+        s = self.content.push(text)
+        if s:
+            self._out.append(Delta(content=s))
+
+    def _emit_reasoning(self, text: str) -> None:
+        s = self.reasoning.push(text)
+        if s:
+            self._out.append(Delta(reasoning_content=s))
+
+    def _emit_calls(self, calls: list[ParsedCall]) -> None:
+        for call in calls:
+            if self.calls and not self.parallel_tool_calls:
+                log.info("parallel_tool_calls=false: dropped extra call to %s", call.name)
+                continue
+            idx = len(self.calls)
+            self.calls.append(call)
+            self._out.append(Delta(tool_call=ToolCallDelta(idx, call.id, call.name, "")))
+            self._out.append(Delta(tool_call=ToolCallDelta(idx, arguments=call.arguments_json)))
+
+    def _run(self, final: bool) -> None:
+        while True:
+            before = (self.state, len(self.buf))
+            getattr(self, "_step_" + self.state)(final)
+            if (self.state, len(self.buf)) == before:
+                return
+
+    def _step_start(self, final: bool) -> None:
+        stripped = self.buf.lstrip()
+        if not self.parse_reasoning:
+            self.state = "content"
+        elif stripped.startswith(THINK_START):
+            self.buf = stripped[len(THINK_START) :]
+            self.state = "reasoning"
+        elif final or not THINK_START.startswith(stripped):
+            self.state = "content"
+        # else: still a prefix of <think>: wait
+
+    def _step_reasoning(self, final: bool) -> None:
+        i = self.buf.find(THINK_END)
+        if i != -1:
+            self._emit_reasoning(self.buf[:i])
+            self.buf = self.buf[i + len(THINK_END) :]
+            self.state = "content"
+            return
+        keep = 0 if final else _suffix_prefix_len(self.buf, THINK_END)
+        self._emit_reasoning(self.buf[: len(self.buf) - keep])
+        self.buf = self.buf[len(self.buf) - keep :]
+
+    def _step_content(self, final: bool) -> None:
+        if not self.parse_tools:
+            self._emit_content(self.buf)
+            self.buf = ""
+            return
+        if self.fmt == "llama3_json" and not self.content.started and not self.calls:
+            if bare_llama3_start(self.buf):
+                self.state = "tool"
+                return
+            if not self.buf.strip() and not final:
+                return
+        start = find_call_start(self.buf, self.fmt)
+        if start != -1:
+            self._emit_content(self.buf[:start])
+            self.buf = self.buf[start:]
+            self.state = "tool"
+            return
+        keep = 0 if final else partial_marker_len(self.buf, self.fmt)
+        self._emit_content(self.buf[: len(self.buf) - keep])
+        self.buf = self.buf[len(self.buf) - keep :]
+
+    def _step_tool(self, final: bool) -> None:
+        end = find_block_end(self.fmt, self.buf)
+        if end is None:
+            if not final:
+                return
+            end = len(self.buf)
+        block, self.buf = self.buf[:end], self.buf[end:]
+        self.state = "content"
+        if not block:
+            return
+        calls = parse_block(self.fmt, block, self.tools)
+        if calls is None:
+            log.warning("unreadable %s tool call left in content: %.200r", self.fmt, block)
+            self._emit_content(block)
+        else:
+            self._emit_calls(calls)
