@@ -238,11 +238,10 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
             if item not in stop:
                 stop.append(item)
     guided = Settings.parse_json_object(ns.guided_json, "--guided-json") if ns.guided_json else None
-    kwargs = (
-        Settings.parse_json_object(ns.default_chat_template_kwargs, "--default-chat-template-kwargs")
-        if ns.default_chat_template_kwargs
-        else {}
-    )
+    kwargs: dict[str, Any] = {}
+    if ns.default_chat_template_kwargs:
+        kwargs = Settings.parse_json_object(ns.default_chat_template_kwargs,
+                                            "--default-chat-template-kwargs")
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
     return Settings(

@@ -80,7 +80,9 @@ class CorrelationMiddleware:
 
 CHAT_HEADERS = "Content-Type, Authorization, X-AFM-Profile"
 CORRELATION = "X-Request-ID, OpenAI-Request-ID"
-EXPOSED = "X-Request-ID, OpenAI-Request-ID, X-Grammar-Constraints, X-Embedding-Truncated, Retry-After"
+EXPOSED = (
+    "X-Request-ID, OpenAI-Request-ID, X-Grammar-Constraints, X-Embedding-Truncated, Retry-After"
+)
 TOKEN_PATHS = ("/v1/tokenize", "/v1/detokenize", "/v1/count_tokens")
 
 
