@@ -17,7 +17,7 @@ kwargs is authoritative: reasoning_effort never turns it back on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 THINK_START = "<think>"
 THINK_END = "</think>"
@@ -25,8 +25,7 @@ THINK_END = "</think>"
 REASONING_EFFORTS = ("low", "high", "max")
 
 
-@dataclass(frozen=True)
-class ReasoningState:
+class ReasoningState(NamedTuple):
     """What the rendered prompt implies for the output."""
 
     expected: bool  # the output may contain a think block (grammar waits for </think>)

@@ -1,0 +1,118 @@
+"""Reasoning split, prompt classification and chat-template kwargs precedence."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.output import OutputProcessor
+from engine.reasoning import (
+    reasoning_state,
+    resolve_template_kwargs,
+    split_reasoning,
+    thinking_enabled,
+)
+
+
+def test_split_reasoning() -> None:
+    assert split_reasoning("<think>\nplan\n</think>\n\nanswer") == ("plan", "answer")
+    assert split_reasoning("plan</think>answer", started=True) == ("plan", "answer")
+    assert split_reasoning("no think here") == (None, "no think here")
+    assert split_reasoning("<think>never closed") == ("never closed", "")
+    assert split_reasoning("<think></think>x") == (None, "x")
+
+
+def test_reasoning_state() -> None:
+    assert reasoning_state("<|im_start|>assistant\n<think>\n") == (True, True)
+    assert reasoning_state("<|im_start|>assistant\n<think>\n\n</think>\n\n") == (False, False)
+    assert reasoning_state("<|im_start|>assistant\n") == (True, False)
+    # history think blocks do not count
+    assert reasoning_state("<think>a</think>b<|im_start|>assistant\n") == (True, False)
+    assert reasoning_state("<|im_start|>assistant\n", enable_thinking=False) == (False, False)
+
+
+def test_state_on_built_template() -> None:
+    from transformers import AutoTokenizer
+
+    from engine.model_builder import ensure_model
+
+    tok = AutoTokenizer.from_pretrained(ensure_model("tiny"))
+    msgs = [{"role": "user", "content": "hi"}]
+    on = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+    off = tok.apply_chat_template(
+        msgs, tokenize=False, add_generation_prompt=True, enable_thinking=False
+    )
+    assert reasoning_state(on) == (True, False)
+    assert reasoning_state(off) == (False, False)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 1000])
+def test_processor_reasoning_started(chunk: int) -> None:
+    text = "step one\nstep two</think>\n\nThe answer."
+    proc = OutputProcessor("hermes", None, reasoning_started=True, parse_tools=False)
+    deltas = []
+    for i in range(0, len(text), chunk):
+        deltas += proc.feed(text[i : i + chunk])
+    deltas += proc.flush()
+    final = proc.finish()
+    assert final.reasoning_content == "step one\nstep two"
+    assert final.content == "The answer."
+    assert "".join(d.reasoning_content or "" for d in deltas) == final.reasoning_content
+    assert "".join(d.content or "" for d in deltas) == final.content
+    assert all("<" not in (d.reasoning_content or "") for d in deltas)
+
+
+def test_processor_unclosed_reasoning_is_all_reasoning() -> None:
+    proc = OutputProcessor("hermes", None, reasoning_started=True, parse_tools=False)
+    proc.feed("thinking and then cut off </thi")
+    final = proc.finish()
+    assert final.reasoning_content == "thinking and then cut off </thi"
+    assert final.content == ""
+
+
+def test_processor_no_reasoning_when_disabled() -> None:
+    proc = OutputProcessor("hermes", None, parse_tools=False, parse_reasoning=False)
+    proc.feed("<think>x</think>y")
+    assert proc.finish().content == "<think>x</think>y"
+
+
+def test_think_only_at_start() -> None:
+    proc = OutputProcessor("hermes", None, parse_tools=False)
+    proc.feed("a <think>x</think>")
+    final = proc.finish()
+    assert final.reasoning_content is None and final.content == "a <think>x</think>"
+
+
+# ------------------------------------------------------------------------------- kwargs
+
+
+def test_request_kwargs_override_server_defaults() -> None:
+    out = resolve_template_kwargs({"enable_thinking": True, "x": 1}, {"x": 2}, None, False)
+    assert out == {"enable_thinking": True, "x": 2}
+
+
+def test_no_think_is_a_default() -> None:
+    assert resolve_template_kwargs({}, None, None, True) == {"enable_thinking": False}
+    assert resolve_template_kwargs({}, {"enable_thinking": True}, None, True) == {
+        "enable_thinking": True
+    }
+    assert resolve_template_kwargs({"enable_thinking": True}, None, None, True) == {
+        "enable_thinking": False
+    }
+
+
+def test_reasoning_effort_inserted_and_enables_thinking() -> None:
+    out = resolve_template_kwargs({}, None, "HIGH", True)
+    assert out == {"reasoning_effort": "high", "enable_thinking": True}
+    out = resolve_template_kwargs({"reasoning_effort": "low"}, {}, "max", False)
+    assert out["reasoning_effort"] == "max"
+
+
+def test_explicit_enable_thinking_false_is_authoritative() -> None:
+    out = resolve_template_kwargs({}, {"enable_thinking": False}, "high", False)
+    assert out == {"reasoning_effort": "high", "enable_thinking": False}
+    assert not thinking_enabled(out)
+
+
+def test_bad_effort() -> None:
+    with pytest.raises(ValueError, match="reasoning_effort"):
+        resolve_template_kwargs({}, None, "medium", False)
