@@ -1,0 +1,433 @@
+"""End-to-end benchmark: raw engine, ``afm serve`` and ``mlx_lm.server`` on the bench model.
+
+Builds the ``bench`` preset (Qwen3 shape: hidden 512, 8 layers, intermediate 1536, 8 heads, 4 KV
+heads, 32k vocabulary, float32) with the project's model builder, then in one run measures:
+
+- ``raw``: the engine without HTTP (batched decode steps with a KV cache, batch 1 and 8);
+- ``afm``: this server; ``mlxlm-blas``: mlx_lm.server with the same BLAS preloaded;
+  ``mlxlm-installed``: mlx_lm.server as installed (reference BLAS on Linux);
+  streaming clients at concurrency 1, 4, 8, 16, 128 tokens each;
+- ``constrained``: afm with a ``json_schema`` response format vs. unconstrained, concurrency 8;
+- ``prefix``: two requests sharing a ~1000-token prefix (cached tokens, TTFT ratio).
+
+It prints a table (aggregate tok/s, TTFT p50/p99, inter-token latency p50), checks the targets,
+and writes everything with a machine description to ``--out`` (default ``BENCHMARKS.md``; a
+``--quick`` smoke run writes only when ``--out`` is given). Examples::
+
+    python tools/bench.py                       # full run, writes BENCHMARKS.md
+    python tools/bench.py --quick --only raw,mlxlm --out /tmp/bench.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import shlex
+import string
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.bench_lib.client import StreamResult, WaveStats, run_wave, stream_chat  # noqa: E402
+from tools.bench_lib.report import (  # noqa: E402
+    THROUGHPUT_HEADER,
+    blas_probe,
+    machine,
+    md_table,
+    raw_row,
+    throughput_row,
+)
+from tools.bench_lib.servers import (  # noqa: E402
+    ROOT,
+    Server,
+    afm_spec,
+    free_port,
+    mlxlm_spec,
+)
+
+ROWS = ("raw", "afm", "mlxlm-blas", "mlxlm-installed", "constrained", "prefix")
+ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "all": ROWS}
+SERVERS = ("afm", "mlxlm-blas", "mlxlm-installed")
+JSON_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "notes": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["title", "tags", "notes"],
+}
+
+
+@dataclass
+class Results:
+    """Everything measured in one run."""
+
+    raw: list[dict[str, Any]] = field(default_factory=list)
+    waves: dict[str, list[WaveStats]] = field(default_factory=dict)
+    prefix: dict[str, dict[str, Any]] = field(default_factory=dict)
+    constrained: dict[str, Any] | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def wave(self, key: str, concurrency: int) -> WaveStats | None:
+        """The sweep result for server ``key`` at ``concurrency``, if measured."""
+        return next((w for w in self.waves.get(key, []) if w.concurrency == concurrency), None)
+
+    def raw_tok_s(self, batch: int) -> float | None:
+        """Raw engine tok/s at ``batch``, if measured."""
+        return next((r["tok_s"] for r in self.raw if r["batch"] == batch), None)
+
+
+def parse_only(text: str | None) -> set[str]:
+    """``--only a,b`` -> row names (aliases expanded); everything when empty."""
+    if not text:
+        return set(ROWS)
+    out: set[str] = set()
+    for name in (x.strip() for x in text.split(",") if x.strip()):
+        if name in ALIASES:
+            out.update(ALIASES[name])
+        elif name in ROWS:
+            out.add(name)
+        else:
+            raise SystemExit(f"unknown row {name!r}; choose from {', '.join(ROWS + ('mlxlm',))}")
+    return out
+
+
+def eos_ids(model: Path) -> list[int]:
+    """EOS token ids from the model's config files (for servers without ``ignore_eos``)."""
+    ids: set[int] = set()
+    for name in ("config.json", "generation_config.json"):
+        try:
+            value = json.loads((model / name).read_text()).get("eos_token_id")
+        except (OSError, ValueError):
+            continue
+        ids.update(value if isinstance(value, list) else [value] if value is not None else [])
+    return sorted(ids)
+
+
+def make_prefix(model: Path, n_tokens: int, seed: int) -> str:
+    """Random words (unique per run) trimmed to about ``n_tokens`` tokens of the model."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model / "tokenizer.json"))
+    rng = random.Random(seed)
+    words: list[str] = []
+    while True:
+        words += ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9)))
+                  for _ in range(200)]
+        ids = tok.encode(" ".join(words), add_special_tokens=False).ids
+        if len(ids) >= n_tokens:
+            return tok.decode(ids[:n_tokens])
+
+
+class Bench:
+    """Runs the selected rows and collects :class:`Results`."""
+
+    def __init__(self, args: argparse.Namespace, model: Path, only: set[str]) -> None:
+        self.args = args
+        self.model = model
+        self.only = only
+        self.eos = eos_ids(model)
+        self.results = Results()
+        self.log_dir = Path(tempfile.mkdtemp(prefix="afm-bench-"))
+
+    # ---- request bodies ------------------------------------------------------------------
+
+    def body(self, server: Server, user: str, tokens: int, system: str | None = None,
+             **extra: Any) -> dict[str, Any]:
+        """A chat request forcing exactly ``tokens`` tokens where the server allows it."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [
+            {"role": "user", "content": user}]
+        body: dict[str, Any] = {"messages": messages, "max_tokens": tokens,
+                                "temperature": self.args.temperature, **extra}
+        if server.spec.send_model:
+            body["model"] = server.model_id or self.model.name
+        if server.spec.ignore_eos:
+            body["ignore_eos"] = True
+        elif self.eos:
+            body["logit_bias"] = {str(i): -100 for i in self.eos}
+        return body
+
+    def url(self, server: Server) -> str:
+        return f"{server.base}/v1/chat/completions"
+
+    # ---- rows ----------------------------------------------------------------------------
+
+    def run_raw(self) -> None:
+        """Raw engine rows in a fresh interpreter (the BLAS loads before MLX)."""
+        import subprocess
+
+        cmd = [sys.executable, str(ROOT / "tools/bench_lib/raw.py"), "--model", str(self.model),
+               "--tokens", str(self.args.tokens), "--batch", *map(str, self.args.raw_batches)]
+        print(f"[raw] {shlex.join(cmd)}", file=sys.stderr)
+        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+        if out.returncode != 0:
+            self.results.notes.append(f"raw engine failed: {out.stderr.strip()[-500:]}")
+            return
+        self.results.raw = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
+        for row in self.results.raw:
+            print(f"[raw] B={row['batch']}: {row['tok_s']:.1f} tok/s", file=sys.stderr)
+
+    def sweep(self, server: Server) -> None:
+        """Streaming clients at each concurrency level, ``waves`` x concurrency requests each."""
+        key = server.spec.key
+        waves: list[WaveStats] = []
+        for c in self.args.concurrency:
+            bodies = [self.body(server, f"Request {c}-{i}: tell a long story about the number "
+                                        f"{i * 7 + c}.", self.args.tokens)
+                      for i in range(c * self.args.waves)]
+            stats = asyncio.run(run_wave(self.url(server), bodies, c))
+            waves.append(stats)
+            print(f"[{key}] c={c}: {stats.tok_s:.1f} tok/s, {stats.tokens} tokens, "
+                  f"{stats.failed} failed {stats.errors}", file=sys.stderr)
+        self.results.waves[key] = waves
+
+    def prefix(self, server: Server) -> None:
+        """Two sequential requests sharing a long, never-seen prefix."""
+        text = make_prefix(self.model, self.args.prefix_tokens, seed=time.time_ns())
+        system = f"Reference text:\n{text}"
+
+        async def both() -> list[StreamResult]:
+            import httpx
+
+            async with httpx.AsyncClient(timeout=httpx.Timeout(600.0)) as client:
+                out = []
+                for q in ("Summarize the reference text in one sentence.",
+                          "Which word of the reference text is the longest?"):
+                    out.append(await stream_chat(client, self.url(server),
+                                                 self.body(server, q, 16, system=system)))
+                return out
+
+        first, second = asyncio.run(both())
+        row = {"prefix_tokens": self.args.prefix_tokens, "ok": first.ok and second.ok,
+               "error": first.error or second.error,
+               "ttft1": first.ttft, "ttft2": second.ttft,
+               "prompt1": first.prompt_tokens, "prompt2": second.prompt_tokens,
+               "cached1": first.cached_tokens, "cached2": second.cached_tokens}
+        self.results.prefix[server.spec.key] = row
+        print(f"[{server.spec.key}] prefix: {row}", file=sys.stderr)
+
+    def constrained(self, server: Server) -> None:
+        """json_schema-constrained vs. unconstrained streams at the same concurrency."""
+        c = self.args.constrained_concurrency
+        rf = {"type": "json_schema",
+              "json_schema": {"name": "notes", "schema": JSON_SCHEMA, "strict": True}}
+        plain = [self.body(server, f"Describe item {i} as JSON.", self.args.tokens)
+                 for i in range(c)]
+        schema = [self.body(server, f"Describe item {i} as JSON.", self.args.tokens,
+                            response_format=rf) for i in range(c)]
+        free = asyncio.run(run_wave(self.url(server), plain, c))
+        cons = asyncio.run(run_wave(self.url(server), schema, c))
+        valid = 0
+        for text in cons.texts:
+            try:
+                json.loads(text)
+                valid += 1
+            except ValueError:
+                pass
+        self.results.constrained = {"free": free, "cons": cons, "valid": valid}
+        print(f"[{server.spec.key}] constrained {cons.tok_s:.1f} vs free {free.tok_s:.1f} tok/s, "
+              f"{valid}/{len(cons.texts)} complete JSON {cons.errors}", file=sys.stderr)
+
+    def warm_up(self, server: Server) -> None:
+        """A small concurrent wave so first-request costs stay out of the figures."""
+        c = min(8, max(self.args.concurrency))
+        bodies = [self.body(server, f"Warm-up {i}.", 8) for i in range(c)]
+        stats = asyncio.run(run_wave(self.url(server), bodies, c))
+        if stats.failed:
+            print(f"[{server.spec.key}] warm-up failures: {stats.errors}", file=sys.stderr)
+
+    def run_server(self, key: str) -> None:
+        """Start server ``key``, run its selected rows, stop it."""
+        port = free_port()
+        if key == "afm":
+            spec = afm_spec(self.model, port, max(self.args.concurrency), self.args.afm_arg)
+        else:
+            spec = mlxlm_spec(self.model, port, same_blas=key == "mlxlm-blas")
+        self.results.labels[key] = spec.label
+        server = Server(spec, port, self.log_dir)
+        print(f"[{key}] starting: {shlex.join(spec.argv)}", file=sys.stderr)
+        try:
+            server.start(self.args.server_timeout)
+        except Exception as exc:  # noqa: BLE001 - report it, run the other rows
+            server.stop()
+            self.results.notes.append(f"{spec.label} did not start: {str(exc)[:400]}")
+            print(f"[{key}] {exc}", file=sys.stderr)
+            return
+        try:
+            self.warm_up(server)
+            if key in self.only:
+                self.sweep(server)
+            if "prefix" in self.only:
+                self.prefix(server)
+            if key == "afm" and "constrained" in self.only:
+                self.constrained(server)
+        finally:
+            server.stop()
+
+    def run(self) -> Results:
+        """Every selected row, one server at a time."""
+        if "raw" in self.only:
+            self.run_raw()
+        needs_afm = bool({"afm", "constrained", "prefix"} & self.only)
+        for key in SERVERS:
+            if key in self.only or (key == "afm" and needs_afm):
+                self.run_server(key)
+        return self.results
+
+
+# ---- report ----------------------------------------------------------------------------------
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def targets(r: Results) -> list[list[str]]:
+    """``[check, measured, target, verdict]`` for each target the run can judge."""
+    rows: list[list[str]] = []
+
+    def add(name: str, value: float | None, goal: str, ok: bool | None, fmt: str = "{:.2f}x"):
+        verdict = "n/a" if ok is None else ("PASS" if ok else "FAIL")
+        rows.append([name, "-" if value is None else fmt.format(value), goal, verdict])
+
+    afm8, afm1 = r.wave("afm", 8), r.wave("afm", 1)
+    tok8 = afm8.tok_s if afm8 else None
+    v = _ratio(tok8, r.raw_tok_s(8))
+    add("afm c=8 / raw forward B=8", v, ">= 0.85x", None if v is None else v >= 0.85)
+    for key, goal in (("mlxlm-blas", 1.3), ("mlxlm-installed", 5.0)):
+        other = r.wave(key, 8)
+        v = _ratio(tok8, other.tok_s if other else None)
+        add(f"afm c=8 / {r.labels.get(key, key)} c=8", v, f">= {goal}x",
+            None if v is None else v >= goal)
+    v = _ratio(afm1.tok_s if afm1 else None, r.raw_tok_s(1))
+    add("afm c=1 / raw forward B=1", v, ">= 0.90x", None if v is None else v >= 0.90)
+    p = r.prefix.get("afm")
+    share = (_ratio(p["cached2"], p["prompt2"]) if p and p["cached2"] is not None else None)
+    add("prefix: cached share of 2nd request", share, ">= 90%",
+        None if share is None else share >= 0.90, "{:.0%}")
+    v = _ratio(p["ttft2"], p["ttft1"]) if p else None
+    add("prefix: TTFT 2nd / 1st", v, "<= 0.30x", None if v is None else v <= 0.30)
+    c = r.constrained
+    v = _ratio(c["cons"].tok_s, c["free"].tok_s) if c else None
+    add("json_schema / unconstrained tok/s", v, ">= 0.90x", None if v is None else v >= 0.90)
+    return rows
+
+
+def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, Any],
+           ref: dict[str, Any] | None) -> str:
+    """The whole Markdown report."""
+    cmd = shlex.join(["python", "tools/bench.py", *sys.argv[1:]])
+    out = ["# Benchmarks", "",
+           f"Generated by `{cmd}` on {time.strftime('%Y-%m-%d %H:%M %Z')}."
+           + (" **Quick smoke run**: fewer requests and tokens; not representative." if
+              args.quick else ""), "",
+           "## Machine", "", md_table(["", ""], [list(x) for x in machine(fast, ref)]), "",
+           "## Model", "",
+           f"`bench` preset from `engine/model_builder.py` ({model}): Qwen3 shape, hidden 512, "
+           "8 layers, intermediate 1536, 8 heads / 4 KV heads, 32k vocabulary, float32, "
+           "random weights.", "",
+           "## Throughput", "",
+           f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
+           "for afm, `logit_bias` on EOS for mlx_lm.server), "
+           f"{args.waves} x concurrency requests per row, temperature {args.temperature}. "
+           "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
+           "to the first content delta; ITL = gap between content deltas. Raw engine: "
+           "greedy batched decode steps with a KV cache, no HTTP, same BLAS as afm.", ""]
+    rows = [raw_row(x) for x in r.raw]
+    for key in SERVERS:
+        rows += [throughput_row(r.labels.get(key, key), w) for w in r.waves.get(key, [])]
+    out += [md_table(THROUGHPUT_HEADER, rows) if rows else "_not run_", ""]
+    if r.prefix:
+        out += ["## Prefix cache", "",
+                f"Two sequential requests sharing a never-seen ~{args.prefix_tokens}-token "
+                "system prompt, 16 tokens each.", ""]
+        prow = []
+        for key, p in r.prefix.items():
+            share = _ratio(p["cached2"], p["prompt2"]) if p["cached2"] is not None else None
+            ratio = _ratio(p["ttft2"], p["ttft1"])
+            prow.append([r.labels.get(key, key), str(p["prompt1"]),
+                         "-" if p["ttft1"] is None else f"{1000 * p['ttft1']:.0f}",
+                         "-" if p["ttft2"] is None else f"{1000 * p['ttft2']:.0f}",
+                         "-" if ratio is None else f"{ratio:.2f}",
+                         f"{p['cached2']}" + ("" if share is None else f" ({share:.0%})"),
+                         p["error"][:80] or "-"])
+        out += [md_table(["Target", "Prompt tokens", "1st TTFT ms", "2nd TTFT ms",
+                          "TTFT ratio", "2nd cached tokens", "Error"], prow), ""]
+    if r.constrained:
+        c = r.constrained
+        out += ["## Constrained decoding", "",
+                f"afm, concurrency {args.constrained_concurrency}, `response_format` json_schema "
+                f"vs. the same requests unconstrained. Complete JSON documents: {c['valid']}/"
+                f"{len(c['cons'].texts)} (streams cut at max_tokens are incomplete).", "",
+                md_table(THROUGHPUT_HEADER,
+                         [throughput_row("afm unconstrained", c["free"]),
+                          throughput_row("afm json_schema", c["cons"])]), ""]
+    out += ["## Targets", "", md_table(["Check", "Measured", "Target", "Verdict"], targets(r)), ""]
+    if r.notes:
+        out += ["## Notes", "", *[f"- {n}" for n in r.notes], ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, run, print and write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.splitlines()[1:]))
+    parser.add_argument("--model", type=Path, help="model folder (default: build the bench preset)")
+    parser.add_argument("--only", help=f"comma-separated rows: {', '.join(ROWS)} (mlxlm = both)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: concurrency 1 and 8, one wave, 64 tokens")
+    parser.add_argument("--out", type=Path, help="report file (default BENCHMARKS.md; "
+                        "none for --quick)")
+    parser.add_argument("--tokens", type=int, help="tokens per request (default 128; quick 64)")
+    parser.add_argument("--concurrency", type=int, nargs="+",
+                        help="client concurrency levels (default 1 4 8 16; quick 1 8)")
+    parser.add_argument("--waves", type=int, help="requests per row = waves x concurrency "
+                        "(default 2; quick 1)")
+    parser.add_argument("--raw-batches", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--constrained-concurrency", type=int, default=8)
+    parser.add_argument("--prefix-tokens", type=int, default=1000)
+    parser.add_argument("--temperature", type=float, default=0.7)
+    parser.add_argument("--server-timeout", type=float, default=300.0,
+                        help="seconds to wait for a server to answer /v1/models")
+    parser.add_argument("--afm-arg", action="append", default=[],
+                        help="extra argument for `afm serve` (repeatable)")
+    args = parser.parse_args(argv)
+    args.tokens = args.tokens or (64 if args.quick else 128)
+    args.concurrency = args.concurrency or ([1, 8] if args.quick else [1, 4, 8, 16])
+    args.waves = args.waves or (1 if args.quick else 2)
+    out = args.out or (None if args.quick else ROOT / "BENCHMARKS.md")
+    only = parse_only(args.only)
+
+    if args.model is None:
+        from engine.model_builder import ensure_model
+
+        args.model = ensure_model("bench")
+    model = args.model.resolve()
+    print(f"model: {model}", file=sys.stderr)
+    fast = blas_probe()
+    ref = blas_probe("reference") if fast["fast"] else None
+    print(f"BLAS: {fast['name']} {fast['gflops']:.1f} GFLOP/s"
+          + (f" (reference {ref['gflops']:.1f})" if ref else ""), file=sys.stderr)
+
+    bench = Bench(args, model, only)
+    results = bench.run()
+    report = render(args, model, results, fast, ref)
+    print(report)
+    if out is not None:
+        out.write_text(report + "\n")
+        print(f"written to {out}; server logs in {bench.log_dir}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Helpers for ``tools/bench.py``: streaming clients, server processes, raw engine, report."""
