@@ -204,17 +204,14 @@ class ChatEngine:
         self._publish_stats()
 
     def _drain_inbox(self) -> bool:
-        """Apply pending messages; blocks while there is nothing to do. False means stop."""
-        idle = not (self._decoding or self._prefilling or len(self._waiting))
+        """Apply pending messages, blocking only when idle before the first. False means stop."""
+        block = not (self._decoding or self._prefilling or len(self._waiting))
         while True:
             try:
-                if idle:
-                    kind, payload = self._inbox.get()
-                    idle = False
-                else:
-                    kind, payload = self._inbox.get_nowait()
+                kind, payload = self._inbox.get() if block else self._inbox.get_nowait()
             except queue.Empty:
                 return True
+            block = False
             if kind == "stop":
                 return False
             if kind == "submit":
@@ -224,7 +221,6 @@ class ChatEngine:
                 self._cancel_where(lambda s, rid=payload: s.request.request_id == rid)
             elif kind == "cancel_seq":
                 self._cancel_where(lambda s, target=payload: s is target)
-            idle = not (self._decoding or self._prefilling or len(self._waiting))
 
     def _cancel_where(self, pred: Any) -> None:
         for seq in self._waiting.remove(pred):
