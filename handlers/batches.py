@@ -10,8 +10,8 @@ from starlette.responses import Response
 from afm import storage
 from afm.state import get_state
 from generated.models import Batch, BatchCompletionsRequest, BatchList, CreateBatchRequest
-from handlers.responses import json_response
 from handlers.files import in_store
+from handlers.responses import json_response
 
 
 async def create_batch(body: dict[str, Any]) -> Response:
