@@ -82,6 +82,7 @@ class ChatEngine:
         self._peak_memory = 0
         self._last_prefill_tps = 0.0
         self._last_decode_tps = 0.0
+        self._max_decode_batch = 0
         self._thread = threading.Thread(target=self._run, name="afm-engine", daemon=True)
         self._thread.start()
         self._ready.wait()
@@ -361,6 +362,7 @@ class ChatEngine:
 
     def _decode_step(self) -> None:
         seqs = self._decoding
+        self._max_decode_batch = max(self._max_decode_batch, len(seqs))
         tic = time.perf_counter()
         mx.reset_peak_memory()
         inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
@@ -579,6 +581,8 @@ class ChatEngine:
             "running": running,
             "waiting": waiting,
             "concurrent": self.config.concurrent,
+            "decode_batch": len(self._decoding),
+            "max_decode_batch": self._max_decode_batch,
             "weights_bytes": getattr(self, "weights_bytes", 0),
             "kv_bytes": kv,
             "prefix_cache_bytes": prefix.nbytes if prefix is not None else 0,
