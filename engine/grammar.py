@@ -21,7 +21,9 @@ What is enforced:
   newlines and the constraint). With ``reasoning_started=False`` the first token decides: the
   ``<think>`` token opens reasoning, anything else must already follow the grammar.
 - ``is_finished()`` turns True once the grammar is complete and allows nothing but a stop token
-  (or a stop token was accepted).
+  (or a stop token was accepted). ``fill_bitmask`` leaves the row untouched when it returns False
+  (the engine pre-fills rows with -1).
+- Cost per step (32k vocabulary): ~1.5 us fill + ~1.5 us accept; see :func:`measure_mask_overhead`.
 
 Schemas the grammar engine cannot enforce raise :class:`GrammarError` (see
 :data:`UNSUPPORTED_KEYWORDS`, unknown string ``format``s, remote ``$ref``s, ``allOf`` with more
@@ -529,7 +531,7 @@ def build_constraint(
 
 
 def measure_mask_overhead(
-    cache: GrammarCompilerCache,
+    cache: GrammarCompilerCache | None = None,
     schema: dict | None = None,
     steps: int = 200,
     seed: int = 0,
@@ -539,10 +541,22 @@ def measure_mask_overhead(
     Samples random tokens under the mask (restarting when the grammar finishes) and reports the
     mean ``fill_bitmask`` + ``accept`` time, the MLX mask application on a [1, vocab] logits
     row, and the first (uncached) and a repeated (cached) build in milliseconds. Clears the
-    cache's compiled entries first.
+    cache's compiled entries first. Without ``cache`` it uses the "bench" model's tokenizer.
+    Run ``python -m engine.grammar``. Measured on the 2-core x86 dev box, 32k vocabulary:
+    fill ~1.5 us, accept ~1.5 us, MLX mask application ~45-50 us (CPU), cold compile ~5 ms,
+    cached build ~0.06 ms.
     """
     import mlx.core as mx
     from xgrammar.kernels.apply_token_bitmask_mlx import apply_token_bitmask_mlx
+
+    if cache is None:  # the 32k-vocabulary "bench" model's tokenizer
+        from transformers import AutoTokenizer
+
+        from engine.model_builder import ensure_model
+
+        path = ensure_model("bench")
+        vocab_size = json.loads((path / "config.json").read_text())["vocab_size"]
+        cache = GrammarCompilerCache(AutoTokenizer.from_pretrained(path), vocab_size)
 
     schema = schema or {
         "type": "object",
@@ -606,3 +620,8 @@ def measure_mask_overhead(
         "compile_ms": compile_ms,
         "cached_build_ms": cached_ms,
     }
+
+
+if __name__ == "__main__":
+    for key, value in measure_mask_overhead().items():
+        print(f"{key:>16}: {value:.3f}")
