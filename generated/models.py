@@ -395,7 +395,7 @@ class CompletionRequest(BaseModel):
     """
     max_tokens: Annotated[int | None, Field(ge=1)] = None
     """
-    Output-token limit; defaults to `--max-tokens`
+    Output-token limit; defaults to `--max-tokens`, capped by the context window.
     """
     temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
     top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
