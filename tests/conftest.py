@@ -1,0 +1,135 @@
+"""Shared fixtures: real `afm serve` processes on models the project builds offline.
+
+`live_server(*flags)` starts (once per distinct flag set, for the whole session) a real server
+process on the `tiny` test model and a fresh data directory; tests talk to it over HTTP with the
+official `openai` SDK or httpx.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+from engine.blas import preload_fast_blas
+
+preload_fast_blas()  # before any test module imports mlx.core
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    """A real `afm serve` process."""
+
+    args: list[str]
+    data_dir: Path
+    log_path: Path
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 180.0) -> LiveServer:
+        cmd = [sys.executable, "-m", "afm", "serve", "--port", str(self.port),
+               "--data-dir", str(self.data_dir), *self.args]
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"afm serve exited early:\n{self.log_tail()}")
+            try:
+                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"afm serve did not become healthy:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def kill(self) -> None:
+        """SIGKILL: a crash, with no chance to clean up."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def log_tail(self, n: int = 60) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def openai(self, **kw: object) -> object:
+        import openai
+
+        return openai.OpenAI(base_url=self.url + "/v1", api_key="unused", max_retries=0,
+                             **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def tiny_model() -> Path:
+    from engine.model_builder import ensure_model
+
+    return ensure_model("tiny")
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path
+                ) -> Iterator[Callable[..., LiveServer]]:
+    """Factory: `live_server("--flag", "value", model=path)` -> a started LiveServer, shared by
+    every test asking for the same arguments."""
+    servers: dict[tuple[str, ...], LiveServer] = {}
+
+    def get(*flags: str, model: Path | str | None = None) -> LiveServer:
+        args = ["--model", str(model or tiny_model), *flags]
+        key = tuple(args)
+        if key not in servers:
+            base = tmp_path_factory.mktemp("afm-server")
+            servers[key] = LiveServer(args, base / "data", base / "server.log").start()
+        return servers[key]
+
+    yield get
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def server(live_server: Callable[..., LiveServer]) -> LiveServer:
+    """The default test server: tiny model, 4 slots."""
+    return live_server("--concurrent", "4")
+
+
+@pytest.fixture(scope="session")
+def client(server: LiveServer) -> object:
+    """The official openai SDK pointed at the default test server."""
+    return server.openai()
+
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
