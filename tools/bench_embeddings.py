@@ -6,6 +6,7 @@ into the PyTorch run), and prints a table::
 
     python tools/bench_embeddings.py                 # 64 sentences x 10 runs, all backends
     python tools/bench_embeddings.py -n 20 --out bench.md
+    python tools/bench_embeddings.py --long -b 16 -n 3  # inputs cut at the 256-token window
 
 Backends: ``mlx-ref`` (MLX with its bundled reference BLAS), ``mlx-fast`` (MLX after
 ``engine.blas.preload_fast_blas()``, skipped when that module is absent; its thread count
@@ -50,6 +51,12 @@ def sentences(count: int) -> list[str]:
     return out
 
 
+def long_texts(count: int) -> list[str]:
+    """Texts well past the 256-token window (every one is truncated)."""
+    base = sentences(64)
+    return [" ".join(base[(i + j) % 64] for j in range(30)) for i in range(count)]
+
+
 def _time_runs(fn, runs: int) -> list[float]:
     fn()  # warm-up: first-call allocations, lazy init
     times = []
@@ -60,9 +67,9 @@ def _time_runs(fn, runs: int) -> list[float]:
     return times
 
 
-def worker(backend: str, batch: int, runs: int) -> dict:
+def worker(backend: str, batch: int, runs: int, long: bool = False) -> dict:
     """Run one backend in this process and return its timings."""
-    texts = sentences(batch)
+    texts = long_texts(batch) if long else sentences(batch)
     info = ""
     if backend == "mlx-fast":
         try:
@@ -89,18 +96,20 @@ def worker(backend: str, batch: int, runs: int) -> dict:
     return {"backend": backend, "info": info, "times": times}
 
 
-def _run_subprocess(backend: str, batch: int, runs: int) -> dict:
+def _run_subprocess(backend: str, batch: int, runs: int, long: bool) -> dict:
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
     cmd = [sys.executable, __file__, "--worker", backend, "-b", str(batch), "-n", str(runs)]
+    cmd += ["--long"] if long else []
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode != 0:
         return {"backend": backend, "skipped": f"failed: {proc.stderr.strip()[-300:]}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def table(results: list[dict], batch: int, runs: int) -> str:
+def table(results: list[dict], batch: int, runs: int, long: bool) -> str:
+    kind = "long texts (truncated to 256 tokens)" if long else "short sentences"
     lines = [
-        f"batch of {batch} short sentences, {runs} timed runs after 1 warm-up",
+        f"batch of {batch} {kind}, {runs} timed runs after 1 warm-up",
         "",
         "| backend | sentences/s | ms/batch (median) | ms/batch (min) | notes |",
         "|---|---|---|---|---|",
@@ -121,15 +130,19 @@ def main() -> None:
     p.add_argument("-n", "--runs", type=int, default=10, help="timed runs per backend")
     p.add_argument("-b", "--batch", type=int, default=64, help="sentences per batch")
     p.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated subset")
+    p.add_argument("--long", action="store_true", help="texts past the window instead")
     p.add_argument("--out", type=Path, help="also write the table to this file")
     p.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     args = p.parse_args()
 
     if args.worker:
-        print(json.dumps(worker(args.worker, args.batch, args.runs)))
+        print(json.dumps(worker(args.worker, args.batch, args.runs, args.long)))
         return
-    results = [_run_subprocess(b.strip(), args.batch, args.runs) for b in args.backends.split(",")]
-    text = table(results, args.batch, args.runs)
+    results = [
+        _run_subprocess(b.strip(), args.batch, args.runs, args.long)
+        for b in args.backends.split(",")
+    ]
+    text = table(results, args.batch, args.runs, args.long)
     print(text)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
