@@ -15,8 +15,8 @@ Order of operations on the raw logits of a row:
 Reported logprobs are the log-softmax of that distribution, *before* top-k / top-p / min-p
 truncation: the distribution the token was drawn from, as OpenAI reports it. Truncation is then
 applied in this order: top-k, top-p over the renormalised top-k set, min-p relative to the best
-token. Sampling uses the Gumbel-max trick with noise from a per-request key chain
-(``seed``, step), so a seeded request draws the same noise whatever else shares the batch.
+token. Sampling draws by inverse CDF with one uniform per row from a per-request key chain
+(``seed``, step), so a seeded request draws the same way whatever else shares the batch.
 """
 
 from __future__ import annotations
@@ -87,12 +87,14 @@ class SampleOutput:
     """Lazy results of one sampling call for a batch of B rows."""
 
     tokens: mx.array  # [B] uint32
-    logprobs: mx.array  # [B] logprob of the chosen token
+    logprobs: mx.array | None  # [B] logprob of the chosen token (when any row wants logprobs)
     top_ids: mx.array | None  # [B, n] best tokens, best first
     top_logprobs: mx.array | None  # [B, n]
 
     def arrays(self) -> list[mx.array]:
-        out = [self.tokens, self.logprobs]
+        out = [self.tokens]
+        if self.logprobs is not None:
+            out.append(self.logprobs)
         if self.top_ids is not None and self.top_logprobs is not None:
             out += [self.top_ids, self.top_logprobs]
         return out
@@ -140,85 +142,108 @@ def sample(
     temps = [r.params.temperature if not r.greedy else 1.0 for r in rows]
     if any(t != 1.0 for t in temps):
         logits = logits / mx.array([[t] for t in temps], dtype=mx.float32)
-    logprobs = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
 
-    greedy_tokens = mx.argmax(logprobs, axis=-1)
-    sampled_rows = [not r.greedy for r in rows]
-    n_top = max((r.top_logprobs for r in rows), default=0)
-    need_sort = n_top > 0 or any(
-        s and (r.params.top_k > 0 or r.params.top_p < 1.0)
-        for s, r in zip(sampled_rows, rows, strict=True)
-    )
-    order = sorted_lp = None
-    if need_sort:
-        order = mx.argsort(-logprobs, axis=-1)
-        sorted_lp = mx.take_along_axis(logprobs, order, axis=-1)
+    greedy_tokens = mx.argmax(logits, axis=-1)
+    sampled = [not r.greedy for r in rows]
+    want_logprobs = any(r.params.logprobs for r in rows)
+    if not (want_logprobs or any(sampled)):
+        return SampleOutput(greedy_tokens.astype(mx.uint32), None, None, None)
 
-    if any(sampled_rows):
-        filtered = _truncate(logprobs, sorted_lp, rows, sampled_rows)
-        noise = mx.stack(
-            [
-                mx.random.gumbel(shape=(V,), key=r.noise_key()) if s else mx.zeros((V,))
-                for s, r in zip(sampled_rows, rows, strict=True)
-            ]
-        )
-        drawn = mx.argmax(filtered + noise, axis=-1)
-        tokens = mx.where(mx.array(sampled_rows), drawn, greedy_tokens)
-    else:
-        tokens = greedy_tokens
+    # One exp pass serves both the normaliser and the sampling weights.
+    peak = mx.max(logits, axis=-1, keepdims=True)
+    weights = mx.exp(logits - peak)
+    lse = peak + mx.log(mx.sum(weights, axis=-1, keepdims=True))
+
+    tokens = greedy_tokens
+    if any(sampled):
+        keep = _keep_mask(logits, peak, lse, rows, sampled)
+        if keep is not None:
+            weights = mx.where(keep, weights, mx.array(0.0, dtype=mx.float32))
+        tokens = mx.where(mx.array(sampled), _inverse_cdf(weights, rows), greedy_tokens)
     tokens = tokens.astype(mx.uint32)
-    chosen = mx.take_along_axis(logprobs, tokens[:, None].astype(mx.int32), axis=-1)[:, 0]
 
+    if not want_logprobs:
+        return SampleOutput(tokens, None, None, None)
+    chosen = mx.take_along_axis(logits, tokens[:, None].astype(mx.int32), axis=-1) - lse
+    n_top = max((r.top_logprobs for r in rows), default=0)
     top_ids = top_lp = None
-    if n_top > 0 and order is not None and sorted_lp is not None:
-        top_ids, top_lp = order[:, :n_top], sorted_lp[:, :n_top]
-    return SampleOutput(tokens, chosen, top_ids, top_lp)
+    if n_top > 0:
+        n_top = min(n_top, V)
+        ids = mx.argpartition(-logits, kth=n_top - 1, axis=-1)[:, :n_top]
+        vals = mx.take_along_axis(logits, ids, axis=-1)
+        order = mx.argsort(-vals, axis=-1)
+        top_ids = mx.take_along_axis(ids, order, axis=-1)
+        top_lp = mx.take_along_axis(vals, order, axis=-1) - lse
+    return SampleOutput(tokens, chosen[:, 0], top_ids, top_lp)
 
 
-def _truncate(
-    logprobs: mx.array, sorted_lp: mx.array | None, rows: list[RowState], sampled: list[bool]
-) -> mx.array:
-    """Apply top-k, top-p and min-p to the rows that sample; returns filtered logprobs."""
-    B, V = logprobs.shape
-    neg_inf = mx.array(-mx.inf, dtype=mx.float32)
-    out = logprobs
-    use_kp = [
-        s and (r.params.top_k > 0 or r.params.top_p < 1.0)
-        for s, r in zip(sampled, rows, strict=True)
-    ]
-    if any(use_kp) and sorted_lp is not None:
-        ks = [
-            min(r.params.top_k, V) if u and r.params.top_k > 0 else V
-            for u, r in zip(use_kp, rows, strict=True)
-        ]
-        ps = [
-            r.params.top_p if u and r.params.top_p < 1.0 else 2.0
-            for u, r in zip(use_kp, rows, strict=True)
-        ]
-        k_arr = mx.array(ks, dtype=mx.int32)[:, None]
-        positions = mx.arange(V, dtype=mx.int32)[None, :]
-        in_k = positions < k_arr
-        # top-p over the renormalised top-k set; always keep the best token.
-        kept = mx.where(in_k, sorted_lp, neg_inf)
-        probs = mx.softmax(kept, axis=-1)
-        before = mx.cumsum(probs, axis=-1) - probs
-        in_p = before < mx.array(ps, dtype=mx.float32)[:, None]
-        n_keep = mx.maximum(mx.sum(in_k & in_p, axis=-1, keepdims=True), 1)
-        threshold = mx.take_along_axis(sorted_lp, (n_keep - 1).astype(mx.int32), axis=-1)
-        threshold = mx.where(mx.array(use_kp)[:, None], threshold, neg_inf)
-        out = mx.where(logprobs >= threshold, out, neg_inf)
-    use_min_p = [s and r.params.min_p > 0.0 for s, r in zip(sampled, rows, strict=True)]
-    if any(use_min_p):
-        log_min_p = mx.array(
-            [
-                float(np.log(r.params.min_p)) if u else -np.inf
-                for u, r in zip(use_min_p, rows, strict=True)
-            ],
-            dtype=mx.float32,
-        )[:, None]
-        best = mx.max(logprobs, axis=-1, keepdims=True)
-        out = mx.where(logprobs >= best + log_min_p, out, neg_inf)
-    return out
+def _inverse_cdf(weights: mx.array, rows: list[RowState]) -> mx.array:
+    """Draw one token per row: the first index whose cumulative weight reaches u * total.
+
+    ``weights`` are unnormalised probabilities (0 for truncated tokens, which are therefore
+    never drawn). One uniform per row from that row's own key: draws do not depend on the batch.
+    """
+    cdf = mx.cumsum(weights, axis=-1)
+    u = mx.concatenate([mx.random.uniform(shape=(1,), key=r.noise_key()) for r in rows])
+    idx = mx.sum(cdf < u[:, None] * cdf[:, -1:], axis=-1)
+    return mx.minimum(idx, weights.shape[-1] - 1)
+
+
+_WINDOW = 256  # candidates examined for top-k / top-p before falling back to a full sort
+
+
+def _keep_mask(
+    logits: mx.array, peak: mx.array, lse: mx.array, rows: list[RowState], sampled: list[bool]
+) -> mx.array | None:
+    """Tokens that survive top-k, top-p (over the renormalised top-k set) and min-p, or None."""
+    B, V = logits.shape
+    keep = None
+    ks, ps, use_kp, log_min_p = [], [], [], []
+    for s, r in zip(sampled, rows, strict=True):
+        p = r.params
+        truncates = s and (p.top_k > 0 or p.top_p < 1.0)
+        use_kp.append(truncates)
+        ks.append(min(p.top_k, V) if truncates and p.top_k > 0 else V)
+        ps.append(p.top_p if truncates and p.top_p < 1.0 else 2.0)
+        log_min_p.append(float(np.log(p.min_p)) if s and p.min_p > 0.0 else -np.inf)
+    if any(use_kp):
+        width = min(V, max([_WINDOW] + [k for k, u in zip(ks, use_kp, strict=True) if u]))
+        threshold = None
+        if width < V:
+            window = -mx.sort(-mx.topk(logits, width, axis=-1), axis=-1)
+            threshold, complete = _kp_threshold(window, lse, ks, ps)
+            mx.eval(threshold, complete)
+            if not all(c or not u for c, u in zip(complete.tolist(), use_kp, strict=True)):
+                threshold = None  # some nucleus is wider than the window: sort everything
+        if threshold is None:
+            threshold, _ = _kp_threshold(-mx.sort(-logits, axis=-1), lse, ks, ps)
+        keep = logits >= mx.where(mx.array(use_kp)[:, None], threshold, -mx.inf)
+    if any(x > -np.inf for x in log_min_p):
+        above = logits >= peak + mx.array(log_min_p, dtype=mx.float32)[:, None]
+        keep = above if keep is None else keep & above
+    return keep
+
+
+def _kp_threshold(
+    sorted_desc: mx.array, lse: mx.array, ks: list[int], ps: list[float]
+) -> tuple[mx.array, mx.array]:
+    """Per-row logit threshold for top-k then top-p, from the best ``W`` logits sorted.
+
+    Returns (threshold [B, 1], complete [B]): ``complete`` is False where the answer needs
+    logits beyond the window (the top-k set is wider than W and the nucleus did not close in it).
+    """
+    W = sorted_desc.shape[-1]
+    k_arr = mx.array(ks, dtype=mx.int32)[:, None]
+    in_k = mx.arange(W, dtype=mx.int32)[None, :] < k_arr
+    kept = mx.where(in_k, sorted_desc, -mx.inf)
+    norm = mx.where(k_arr <= W, mx.logsumexp(kept, axis=-1, keepdims=True), lse)
+    probs = mx.exp(kept - norm)
+    before = mx.cumsum(probs, axis=-1) - probs
+    in_p = before < mx.array(ps, dtype=mx.float32)[:, None]
+    n_keep = mx.maximum(mx.sum(in_k & in_p, axis=-1, keepdims=True), 1)
+    threshold = mx.take_along_axis(sorted_desc, (n_keep - 1).astype(mx.int32), axis=-1)
+    complete = ((n_keep < W) | (k_arr <= W))[:, 0]
+    return threshold, complete
 
 
 def _fit(arr: np.ndarray, width: int) -> np.ndarray:

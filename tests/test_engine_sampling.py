@@ -11,9 +11,13 @@ from engine.blas import preload_fast_blas
 
 preload_fast_blas()
 
+import mlx.core as mx  # noqa: E402
+import numpy as np  # noqa: E402
+
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
 from engine.model_builder import ensure_model  # noqa: E402
+from engine.sampling import RowState, sample  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
 
 
@@ -168,3 +172,42 @@ async def test_grammar_mask_limits_tokens(engine: ChatEngine, prompt: list[int])
     assert events[-1].finish_reason == "stop"
     assert len(tokens) == 5 and set(tokens) <= set(OnlyThree.allowed)
     assert c.accepted == tokens
+
+
+# ------------------------------------------------------------------ sample() on synthetic logits
+
+
+def draw(logits, n: int = 200, **params) -> list[int]:
+    """Tokens drawn for ``n`` seeds from one row of logits."""
+    params.setdefault("temperature", 1.0)
+    rows = [RowState.create(SamplingParams(seed=s, **params), [], len(logits)) for s in range(n)]
+    out = sample(mx.array(np.stack([logits] * n)), rows)
+    return out.tokens.tolist()
+
+
+def test_unit_top_k_top_p_min_p_supports() -> None:
+    logits = np.linspace(5.0, 0.0, 1000).astype(np.float32)  # token 0 best, then decreasing
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    assert set(draw(logits, top_k=3)) <= {0, 1, 2}
+    nucleus = int(np.searchsorted(np.cumsum(probs), 0.5)) + 1
+    got = draw(logits, top_p=0.5)
+    assert max(got) < nucleus and max(got) > nucleus // 2
+    floor = probs[0] * 0.2
+    assert all(probs[t] >= floor for t in draw(logits, min_p=0.2))
+
+
+def test_unit_wide_nucleus_falls_back_to_full_sort() -> None:
+    """A flat distribution's top-p set is wider than the candidate window; still exact."""
+    logits = np.zeros(4000, dtype=np.float32)
+    logits[:2000] = 0.001  # the first 2000 tokens are (barely) better
+    got = draw(logits, n=400, top_p=0.45)  # nucleus: ~1800 of the better half
+    assert max(got) < 2000
+    assert len(set(got)) > 300  # far more distinct tokens than the 256-token window
+
+
+def test_unit_top_p_over_top_k_renormalised() -> None:
+    logits = np.array([2.0, 1.9, 1.8, 0.0, 0.0] + [-5.0] * 95, dtype=np.float32)
+    # top_k=2 renormalises to ~[0.525, 0.475]; top_p=0.5 then keeps token 0 only.
+    assert set(draw(logits, top_k=2, top_p=0.5)) == {0}
+    assert set(draw(logits, top_k=2)) == {0, 1}
