@@ -22,11 +22,13 @@ that batch. The thread itself never dies from a request.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import logging
 import queue
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -59,6 +61,14 @@ log = logging.getLogger(__name__)
 
 _GIB = float(2**30)
 _DEFAULT_CONTEXT = 32768
+_LIVE_ENGINES: weakref.WeakSet[ChatEngine] = weakref.WeakSet()
+
+
+@atexit.register
+def _shutdown_live_engines() -> None:
+    """Stop engine threads before interpreter teardown (MLX aborts if one is still running)."""
+    for engine in list(_LIVE_ENGINES):
+        engine.shutdown()
 
 
 class ChatEngine:
@@ -88,6 +98,7 @@ class ChatEngine:
         self._ready.wait()
         if self._load_error is not None:
             raise self._load_error
+        _LIVE_ENGINES.add(self)
 
     # ----------------------------------------------------------------- caller-facing API
 
@@ -365,10 +376,10 @@ class ChatEngine:
         self._max_decode_batch = max(self._max_decode_batch, len(seqs))
         tic = time.perf_counter()
         mx.reset_peak_memory()
+        # (mx.async_eval is avoided: on a non-main thread it leaves a worker that aborts exit.)
+        bitmask, masked = self._fill_masks(seqs)
         inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
         logits = self.model(inputs, cache=self._batch_cache)[:, -1, :]
-        mx.async_eval(logits)
-        bitmask, masked = self._fill_masks(seqs)
         out = sample(logits, [s.row for s in seqs if s.row is not None], bitmask, masked)
         mx.eval(out.arrays())
         dt = time.perf_counter() - tic
