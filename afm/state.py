@@ -28,6 +28,17 @@ EMBEDDING_ALIASES = {"all-MiniLM-L6-v2": BUILTIN_EMBEDDING_ID,
                      "all-minilm-l6-v2": BUILTIN_EMBEDDING_ID}
 
 
+def model_id_for(model: str | None) -> str:
+    """The id a model is served under: a local folder's name, a hub id as given, or the
+    embedded default's name."""
+    if model is None:
+        return DEFAULT_MODEL_ID
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return path.resolve().name
+    return model
+
+
 class AppState:
     """Everything a handler needs, owned by one server process."""
 
@@ -37,7 +48,7 @@ class AppState:
         self.engine: ChatEngine | None = None
         self.grammar: GrammarCompilerCache | None = None
         self.tool_format = settings.tool_call_parser or "hermes"
-        self.model_id = settings.model or DEFAULT_MODEL_ID
+        self.model_id = model_id_for(settings.model)
         self.backend_available = False
         self.backend_detail: str | None = "not started"
         self.embedding_ids = [BUILTIN_EMBEDDING_ID, *settings.embedding_models]
