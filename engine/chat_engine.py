@@ -252,6 +252,10 @@ class ChatEngine:
             seq.admitted = time.perf_counter()
             try:
                 self._setup(seq)
+            except ValueError as exc:
+                log.warning("request %s rejected: %s", seq.request.request_id, exc)
+                self._finish(seq, "error", error=str(exc))
+                continue
             except Exception as exc:  # noqa: BLE001 - a bad request must not kill the thread
                 log.exception("request %s rejected", seq.request.request_id)
                 self._finish(seq, "error", error=f"{type(exc).__name__}: {exc}")

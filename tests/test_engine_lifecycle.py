@@ -209,3 +209,34 @@ async def test_stats_and_metrics(engine: ChatEngine) -> None:
         "afm:time_per_output_token_seconds_count",
     ):
         assert family in text, family
+
+
+async def test_chunked_prefill_interleaves_with_decode() -> None:
+    """A long newcomer prompt is prefilled in chunks between decode steps of running streams."""
+    eng = ChatEngine(EngineConfig(model=str(ensure_model("tiny")), prefill_step_size=64))
+    try:
+        runner = eng.generate(GenerationRequest("runner", prompt_of(eng), LONG))
+        await runner.__anext__()
+        long_prompt = prompt_of(eng, " ".join(f"w{i}" for i in range(400)))
+        chunks = -(-len(long_prompt) // 64)
+        assert chunks >= 10
+        newcomer = eng.generate(
+            GenerationRequest("new", long_prompt, SamplingParams(temperature=0, max_tokens=2))
+        )
+        first = asyncio.create_task(newcomer.__anext__())
+        during = 0
+        while not first.done():
+            await runner.__anext__()
+            during += 1
+        await first
+        assert during >= chunks // 2, (during, chunks)
+        await newcomer.aclose()
+        await runner.aclose()
+    finally:
+        eng.shutdown()
+
+
+async def test_prompt_longer_than_context_is_an_error(engine: ChatEngine) -> None:
+    too_long = [5] * engine.max_context
+    events = await drain(engine, GenerationRequest("huge", too_long, SamplingParams(max_tokens=2)))
+    assert events[-1].finish_reason == "error" and "context" in (events[-1].error or "")
