@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Set up (idempotently) everything AFM needs from the project's own files:
+# a virtual environment in .venv with the package and its pinned dependencies.
+# Usage: bash tools/setup.sh [dev]   ("dev" adds test tools, npm tools and Chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+if [ "${1:-}" = "dev" ]; then
+  .venv/bin/python -m pip install -q -e ".[dev]"
+  if [ -f package-lock.json ] && command -v npm >/dev/null; then
+    npm ci --no-audit --no-fund --silent
+  fi
+  if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+else
+  .venv/bin/python -m pip install -q -e .
+fi
