@@ -173,6 +173,8 @@ class ChatEngine:
         self._closed = True
         self._inbox.put(("stop", None))
         self._thread.join(timeout=60)
+        if not self._thread.is_alive():
+            self._close_out()  # a request submitted while the thread was stopping
 
     # ----------------------------------------------------------------- engine thread
 
@@ -185,21 +187,51 @@ class ChatEngine:
             return
         self._ready.set()
         while True:
-            if not self._drain_inbox():
-                break
-            now = time.perf_counter()
-            for seq in self._waiting.expire(now):
-                self._unregister(seq)
-                seq.send(QueueTimeout())
-            self._admit()
-            if self._decoding:
-                self._guarded_decode()
-            if self._prefilling:
-                self._guarded_prefill()
-            self._publish_stats()
-        for seq in self._waiting.items() + self._prefilling + self._decoding:
-            self._finish(seq, "cancelled")
+            try:
+                if not self._drain_inbox():
+                    break
+                self._iterate()
+            except Exception as exc:  # noqa: BLE001 - the engine thread must survive anything
+                log.exception("engine iteration failed")
+                self._fail_all(f"{type(exc).__name__}: {exc}")
+        self._close_out()
+
+    def _iterate(self) -> None:
+        """One scheduling round: expire, admit, one decode step, one prefill chunk."""
+        for seq in self._waiting.expire(time.perf_counter()):
+            self._unregister(seq)
+            seq.send(QueueTimeout())
+        self._admit()
+        if self._decoding:
+            self._guarded_decode()
+        if self._prefilling:
+            self._guarded_prefill()
         self._publish_stats()
+
+    def _fail_all(self, message: str) -> None:
+        """Finish every admitted request with an error and reset the batch state."""
+        for seq in self._prefilling + self._decoding:
+            if not seq.finished:
+                with contextlib.suppress(Exception):
+                    self._finish(seq, "error", error=message)
+        self._prefilling, self._decoding, self._batch_cache = [], [], None
+
+    def _close_out(self) -> None:
+        """Thread exit: cancel what is queued, running, or still in the inbox."""
+        pending = self._waiting.items() + self._prefilling + self._decoding
+        while True:
+            try:
+                kind, payload = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            if kind == "submit":
+                pending.append(payload)
+        for seq in pending:
+            with contextlib.suppress(Exception):
+                self._finish(seq, "cancelled")
+        self._prefilling, self._decoding, self._batch_cache = [], [], None
+        with contextlib.suppress(Exception):
+            self._publish_stats()
 
     def _load(self) -> None:
         model, tokenizer = mlx_load(self.config.model)[:2]

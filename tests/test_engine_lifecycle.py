@@ -240,3 +240,16 @@ async def test_prompt_longer_than_context_is_an_error(engine: ChatEngine) -> Non
     too_long = [5] * engine.max_context
     events = await drain(engine, GenerationRequest("huge", too_long, SamplingParams(max_tokens=2)))
     assert events[-1].finish_reason == "error" and "context" in (events[-1].error or "")
+
+
+async def test_shutdown_cancels_running_and_refuses_new() -> None:
+    from engine.types import EngineUnavailableError
+
+    eng = ChatEngine(EngineConfig(model=str(ensure_model("tiny"))))
+    agen = eng.generate(GenerationRequest("live", prompt_of(eng), LONG))
+    await agen.__anext__()
+    await asyncio.to_thread(eng.shutdown)
+    last = [ev async for ev in agen][-1]
+    assert last.finish_reason == "cancelled"
+    with pytest.raises(EngineUnavailableError):
+        await drain(eng, GenerationRequest("late", prompt_of(eng), LONG))
