@@ -1,7 +1,9 @@
 """Batched per-request sampling: penalties, grammar masks, temperature, top-k/top-p/min-p.
 
 Every row of a decode batch carries its own :class:`~engine.types.SamplingParams`. One call to
-:func:`sample` builds a single lazy MLX graph for the whole batch; nothing is evaluated here.
+:func:`sample` builds a single lazy MLX graph for the whole batch; the only evaluation inside is
+a small one for top-k / top-p thresholds (taken from the best 256 logits of each row, with an
+exact full sort when a nucleus is wider than that).
 
 Order of operations on the raw logits of a row:
 
