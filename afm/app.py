@@ -4,6 +4,7 @@ OpenAI-shaped envelope."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -19,6 +20,7 @@ from connexion.options import SwaggerUIOptions
 from connexion.resolver import Resolver
 from starlette.exceptions import HTTPException
 
+from afm.context import current_request_id
 from afm.errors import ApiError, envelope
 from afm.middleware import BodyLimitMiddleware, CorrelationMiddleware, CorsMiddleware
 from afm.settings import Settings
@@ -40,6 +42,35 @@ STATUS_TYPES = {
     501: "not_implemented",
     503: "service_unavailable",
 }
+
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+def _path_regex(template: str, path_params: set[str]) -> re.Pattern[str]:
+    """`/v1/files/{file_id}` -> a regex; `format: path` parameters may span slashes."""
+    parts = re.split(r"(\{\w+\})", template)
+    regex = "".join(
+        (".+" if part[1:-1] in path_params else "[^/]+") if part.startswith("{")
+        else re.escape(part) for part in parts)
+    return re.compile(f"^{regex}$")
+
+
+def path_methods(spec: dict[str, Any]) -> list[tuple[re.Pattern[str], str]]:
+    """Each contract path as a regex, with the value of its `Allow` header.
+
+    Starlette's router answers 405 with the methods of the first route that matched the path,
+    but Connexion adds one route per operation, so that would name one method only."""
+    out = []
+    for template, item in spec.get("paths", {}).items():
+        methods = [m.upper() for m in HTTP_METHODS if m in item]
+        if "GET" in methods and "HEAD" not in methods:
+            methods.append("HEAD")  # Starlette serves HEAD wherever it serves GET
+        operations = [item, *(item[m] for m in HTTP_METHODS if m in item)]
+        slashy = {p["name"] for op in operations for p in op.get("parameters", [])
+                  if p.get("schema", {}).get("format") == "path"}
+        out.append((_path_regex(template, slashy), ", ".join(methods)))
+    return out
 
 
 def _snake(name: str) -> str:
@@ -66,9 +97,15 @@ def _json_response(status: int, body: dict[str, Any],
 def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
     assert isinstance(exc, ApiError)
     if exc.status >= 500:
-        log.warning("request %s failed: %s %s", envelope("", "")["error"]["request_id"],
-                    exc.type, exc.message)
+        log.warning("request %s failed: %s %s", current_request_id(), exc.type, exc.message)
     return _json_response(exc.status, exc.body(), exc.headers)
+
+
+@functools.cache
+def _allow_table() -> list[tuple[re.Pattern[str], str]]:
+    import yaml
+
+    return path_methods(yaml.safe_load(SPEC_PATH.read_text()))
 
 
 def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
@@ -80,6 +117,10 @@ def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionRe
         detail = f"No route for {request.method} {request.url.path}"
     if status == 405:
         detail = f"Method {request.method} is not allowed on {request.url.path}"
+        allow = next((a for rx, a in _allow_table() if rx.match(request.url.path)), None)
+        if allow:
+            headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
+            headers["Allow"] = allow
     return _json_response(status, envelope(str(detail), STATUS_TYPES.get(status, "error")),
                           headers)
 

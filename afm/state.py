@@ -95,7 +95,8 @@ class AppState:
         self.grammar = GrammarCompilerCache(hf_tokenizer, self.engine.vocab_size)
         template = getattr(hf_tokenizer, "chat_template", None) or ""
         self.tool_format = self.settings.tool_call_parser or detect_tool_format(
-            template if isinstance(template, str) else str(template), getattr(self.engine, "model_type", None))
+            template if isinstance(template, str) else str(template),
+            getattr(self.engine, "model_type", None))
         self.backend_available = True
         self.backend_detail = None
         log.info("chat model %s loaded (tool format %s)", self.model_id, self.tool_format)

@@ -122,7 +122,8 @@ def test_seed_reproducible_and_temperature_varies(client: Any) -> None:
 
 def test_greedy_equivalents(client: Any) -> None:
     greedy = text_of(client, temperature=0, max_tokens=12)
-    assert text_of(client, temperature=1.5, extra_body={"top_k": 1}, seed=3, max_tokens=12) == greedy
+    assert text_of(client, temperature=1.5, extra_body={"top_k": 1}, seed=3,
+                   max_tokens=12) == greedy
     assert text_of(client, temperature=1.5, top_p=1e-6, seed=3, max_tokens=12) == greedy
     assert text_of(client, temperature=1.5, extra_body={"min_p": 1.0}, seed=3,
                    max_tokens=12) == greedy
