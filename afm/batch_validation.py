@@ -78,8 +78,10 @@ def validate_batch_file(content: bytes, endpoint: str, validate_body: ValidateBo
     Returns ``(lines, errors)``: ``lines`` are the requests (``custom_id``, ``method``, ``url``,
     ``body``, plus ``line``, the 1-based line number); ``errors`` are dicts with ``code``,
     ``message``, ``param`` and ``line`` (1-based, None for whole-file errors), at most
-    MAX_ERRORS of them. Blank lines are skipped. Any error means the batch fails.
+    MAX_ERRORS of them. Blank lines are skipped; a leading UTF-8 byte order mark and CRLF line
+    ends (files saved by Windows tools) are accepted. Any error means the batch fails.
     """
+    content = content.removeprefix(b"\xef\xbb\xbf")
     lines: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
     seen: set[str] = set()

@@ -23,6 +23,8 @@ from handlers import generation as gen
 log = logging.getLogger("afm.batches")
 
 BATCH_PRIORITY = 10
+BUSY_RETRY_DELAY = 0.5
+"""Seconds before a batch line that found no free slot (server_busy) is submitted again."""
 SCHEMAS = {
     "/v1/chat/completions": "ChatCompletionRequest",
     "/v1/completions": "CompletionRequest",
@@ -46,12 +48,22 @@ def validate_line_body(endpoint: str, body: dict[str, Any]) -> list[str]:
 
 async def execute_line(state: AppState, endpoint: str, body: dict[str, Any],
                        request_id: str) -> tuple[int, dict[str, Any]]:
-    """Run one line; returns (status, response body or error envelope)."""
+    """Run one line; returns (status, response body or error envelope).
+
+    A line that waited past the queue timeout (503 ``server_busy``, capacity pressure) is
+    retried after a pause instead of failing: batch lines queue behind interactive traffic by
+    design, and the batch's completion window (or a cancel) bounds the wait.
+    """
     token = request_id_var.set(request_id)
     try:
-        return 200, await _run(state, endpoint, dict(body, stream=False), request_id)
-    except ApiError as exc:
-        return exc.status, exc.body()
+        while True:
+            try:
+                return 200, await _run(state, endpoint, dict(body, stream=False), request_id)
+            except ApiError as exc:
+                if exc.type != "server_busy":
+                    return exc.status, exc.body()
+            log.info("batch line %s found the server busy; retrying", request_id)
+            await asyncio.sleep(BUSY_RETRY_DELAY)
     finally:
         request_id_var.reset(token)
 
