@@ -92,7 +92,8 @@ class AppState:
         )
         self.engine = ChatEngine(config)
         hf_tokenizer = getattr(self.engine.tokenizer, "_tokenizer", self.engine.tokenizer)
-        self.grammar = GrammarCompilerCache(hf_tokenizer, self.engine.vocab_size)
+        self.grammar = GrammarCompilerCache(hf_tokenizer, self.engine.vocab_size,
+                                            stop_token_ids=sorted(self.engine.eos_token_ids))
         template = getattr(hf_tokenizer, "chat_template", None) or ""
         self.tool_format = self.settings.tool_call_parser or detect_tool_format(
             template if isinstance(template, str) else str(template),

@@ -175,6 +175,9 @@ class GrammarCompilerCache:
 
     ``hf_tokenizer`` is a Hugging Face tokenizer (an mlx-lm ``TokenizerWrapper`` is unwrapped);
     ``vocab_size`` is the model's lm_head size (the bitmask covers ``ceil(vocab_size / 32)`` words).
+    ``stop_token_ids`` must be every id the engine stops on (a wrapper's ``eos_token_ids`` by
+    default): a stop id the grammar takes for text (Qwen's ``<|endoftext|>`` from
+    generation_config.json) would be allowed inside a JSON string and end the output there.
     """
 
     def __init__(
@@ -187,6 +190,8 @@ class GrammarCompilerCache:
     ) -> None:
         tok = hf_tokenizer
         if type(tok).__name__ == "TokenizerWrapper":  # mlx-lm wrapper around the HF tokenizer
+            if stop_token_ids is None:
+                stop_token_ids = sorted(tok.eos_token_ids)
             tok = tok._tokenizer
         self.vocab_size = vocab_size
         self.info = xgr.TokenizerInfo.from_huggingface(

@@ -178,9 +178,11 @@ async def stream_chat(state: AppState, p: PreparedChat, profile: str = "") -> Re
     async def events() -> AsyncIterator[bytes]:
         processor = _processor(p)
         event: GenerationEvent | None = first
-        has_calls = False
+        has_calls = has_content = False
         try:
-            yield chunk({"role": "assistant", "content": ""})
+            # content null until text comes: a calls-only turn accumulates to content null, as
+            # the JSON reply has it
+            yield chunk({"role": "assistant", "content": None})
             while event is not None:
                 deltas = processor.feed(event.text) if event.text else []
                 if event.finish_reason is not None:
@@ -188,6 +190,7 @@ async def stream_chat(state: AppState, p: PreparedChat, profile: str = "") -> Re
                 lps = [logprob_json(lp) for lp in event.logprobs]
                 for i, delta in enumerate(deltas):
                     has_calls = has_calls or delta.tool_call is not None
+                    has_content = has_content or delta.content is not None
                     yield chunk(_delta_json(delta), logprobs=lps if i == 0 else None)
                 if lps and not deltas:
                     yield chunk({}, logprobs=lps)
@@ -203,7 +206,9 @@ async def stream_chat(state: AppState, p: PreparedChat, profile: str = "") -> Re
                     "logprobs": None, "finish_reason": "error"}],
                     "error": gen.error_payload(f"Generation failed: {event.error}")})
             else:
-                yield chunk({}, _finish_reason(event.finish_reason or "stop", has_calls))
+                # an empty answer without calls: content "", as in the JSON reply
+                yield chunk({} if has_calls or has_content else {"content": ""},
+                            _finish_reason(event.finish_reason or "stop", has_calls))
             if p.include_usage:
                 yield gen.sse({**base, "choices": [], "usage": gen.usage(stats),
                                "timings": gen.timings(stats)})
