@@ -19,6 +19,7 @@ from connexion.lifecycle import ConnexionRequest, ConnexionResponse
 from connexion.options import SwaggerUIOptions
 from connexion.resolver import Resolver
 from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 
 from afm.context import current_request_id
 from afm.errors import ApiError, envelope
@@ -121,13 +122,21 @@ def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionRe
         if allow:
             headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
             headers["Allow"] = allow
-    return _json_response(status, envelope(str(detail), STATUS_TYPES.get(status, "error")),
-                          headers)
+    return _json_response(status, envelope(_shorten(str(detail)),
+                                           STATUS_TYPES.get(status, "error")), headers)
+
+
+def _shorten(message: str, limit: int = 400) -> str:
+    """Validation messages quote the offending value; keep them readable when it is huge."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 def unexpected_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
     if isinstance(exc, UnicodeDecodeError):
         return _json_response(400, envelope("Request body is not valid UTF-8",
+                                            "invalid_request_error"))
+    if isinstance(exc, MultiPartException):
+        return _json_response(400, envelope(f"Malformed multipart body: {exc.message}",
                                             "invalid_request_error"))
     body = envelope("Internal server error", "internal_error")
     log.error("request %s: unexpected error", body["error"]["request_id"], exc_info=exc)

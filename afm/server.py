@@ -16,11 +16,22 @@ def configure_logging(level: str) -> None:
     )
 
 
+def _check_data_dir(settings: Settings) -> None:
+    """Fail fast, without a traceback, when another server holds the data directory."""
+    from afm.storage import StorageError, Store
+
+    try:
+        Store(settings.data_dir).close()
+    except StorageError as exc:
+        raise SystemExit(f"afm: {exc}; pass another --data-dir") from None
+
+
 def serve(settings: Settings) -> None:
     """Run `afm serve` until interrupted."""
     from engine.blas import blas_report
 
     configure_logging(settings.log_level)
+    _check_data_dir(settings)
     blas = blas_report()  # must precede the first `import mlx.core`
     log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
 
