@@ -162,7 +162,9 @@ def json_ebnf(schema: Any, where: str = "schema") -> str:
     if schema is True:
         schema = {}
     try:
-        return _json_ebnf_cached(json.dumps(schema, sort_keys=True))
+        # not sort_keys: the grammar emits properties in the schema's order (as OpenAI does;
+        # clients order fields on purpose, e.g. reasoning before answer)
+        return _json_ebnf_cached(json.dumps(schema))
     except GrammarError as e:
         raise GrammarError(f"{where}: {e}") from None
 
@@ -215,8 +217,8 @@ class GrammarCompilerCache:
         self.misses = 0
 
     def compile(self, body: dict) -> xgr.CompiledGrammar:
-        """Compile a structural-tag format (cached by its canonical JSON)."""
-        key = json.dumps(body, sort_keys=True)
+        """Compile a structural-tag format (cached by its JSON text)."""
+        key = json.dumps(body)  # order-sensitive: property order is part of the grammar
         with self._lock:
             got = self._compiled.get(key)
             if got is not None:

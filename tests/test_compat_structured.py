@@ -93,6 +93,21 @@ def test_non_strict_schema_is_enforced_too(client: Any) -> None:
         check_json(content, schema)
 
 
+def test_properties_in_schema_order(client: Any) -> None:
+    """Fields come out in the schema's order (as OpenAI emits them; clients order fields on
+    purpose), not sorted; two orders of one schema are two grammars."""
+    props = {"zeta": {"type": "boolean"}, "alpha": {"enum": ["x", "y"]},
+             "mid": {"type": "integer", "minimum": 0, "maximum": 9}, "opt": {"type": "boolean"}}
+    for order in (["zeta", "alpha", "mid", "opt"], ["opt", "mid", "alpha", "zeta"]):
+        schema = {"type": "object", "properties": {k: props[k] for k in order},
+                  "required": [k for k in order if k != "opt"], "additionalProperties": False}
+        for seed in SEEDS:
+            content, _ = create(client, response_format=rf(schema), temperature=1.0, seed=seed,
+                                max_tokens=64)
+            keys = list(check_json(content, schema))
+            assert keys == [k for k in order if k in keys], content
+
+
 Short = Annotated[str, Field(max_length=6)]
 
 
@@ -120,6 +135,7 @@ def test_sdk_parse_pydantic(client: Any) -> None:
         assert choice.finish_reason == "stop"
         assert isinstance(choice.message.parsed, Person)
         assert choice.message.parsed == Person.model_validate_json(choice.message.content)
+        assert list(json.loads(choice.message.content)) == list(Person.model_fields)
 
 
 def test_sdk_stream_pydantic(client: Any) -> None:
