@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import platform
 import time
 from pathlib import Path
@@ -39,6 +40,27 @@ def model_id_for(model: str | None) -> str:
     return model
 
 
+def embedding_catalogue(extra: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Ids of the served embedding models -> what to load, and other accepted names -> id.
+
+    The builtin model comes first. A local folder is served under its folder's name (as a chat
+    model folder is) unless that name is taken; its path as given stays accepted as an alias.
+    """
+    sources = {BUILTIN_EMBEDDING_ID: BUILTIN_EMBEDDING_ID}
+    aliases = dict(EMBEDDING_ALIASES)
+    for spec in extra:
+        if spec in sources or spec in aliases:
+            continue
+        path = Path(spec).expanduser()
+        name = os.path.basename(os.path.abspath(path)) if path.is_dir() else spec
+        if name in sources or name in aliases:
+            name = spec
+        sources[name] = spec
+        if name != spec:
+            aliases[spec] = name
+    return sources, aliases
+
+
 class AppState:
     """Everything a handler needs, owned by one server process."""
 
@@ -51,7 +73,9 @@ class AppState:
         self.model_id = model_id_for(settings.model)
         self.backend_available = False
         self.backend_detail: str | None = "not started"
-        self.embedding_ids = [BUILTIN_EMBEDDING_ID, *settings.embedding_models]
+        self._embedding_sources, self._embedding_aliases = embedding_catalogue(
+            settings.embedding_models)
+        self.embedding_ids = list(self._embedding_sources)
         self._embeddings: dict[str, EmbeddingModel] = {}
         self._embedding_lock = asyncio.Lock()
         self.store: Store | None = None
@@ -134,11 +158,17 @@ class AppState:
                 type="backend_unavailable", code="backend_unavailable")
         return self.engine
 
+    def embedding_id(self, name: str) -> str | None:
+        """The id of the embedding model served as ``name`` (an id or alias), else None."""
+        name = self._embedding_aliases.get(name, name)
+        return name if name in self._embedding_sources else None
+
     def resolve_embedding_id(self, requested: str | None) -> str:
+        """The embedding model a request names (the builtin when unnamed); 404 if unknown."""
         if not requested:
             return BUILTIN_EMBEDDING_ID
-        name = EMBEDDING_ALIASES.get(requested, requested)
-        if name not in self.embedding_ids:
+        name = self.embedding_id(requested)
+        if name is None:
             raise NotFound(f"Unknown embedding model '{requested}'; see GET /v1/models",
                            param="model", code="model_not_found")
         return name
@@ -151,7 +181,7 @@ class AppState:
 
                 try:
                     self._embeddings[model_id] = await asyncio.to_thread(
-                        EmbeddingModel.load, model_id)
+                        EmbeddingModel.load, self._embedding_sources[model_id])
                 except (EmbeddingLoadError, OSError) as exc:
                     raise ServiceUnavailable(
                         f"Embedding model '{model_id}' cannot be loaded: {exc}",

@@ -500,6 +500,10 @@ class DetokenizeRequest(BaseModel):
 
 class DetokenizeResponse(BaseModel):
     text: str
+    prompt: str
+    """
+    The same text under vLLM's field name, for vLLM clients.
+    """
     model: str | None = None
 
 

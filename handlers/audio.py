@@ -18,9 +18,22 @@ def _unavailable() -> ServiceUnavailable:
         "for speech endpoints", type="speech_unavailable", code="speech_unavailable")
 
 
+async def _file_size(file: Any) -> int:
+    """Byte length of an uploaded file (an UploadFile-like object or raw bytes)."""
+    if isinstance(file, bytes | bytearray):
+        return len(file)
+    size = getattr(file, "size", None)
+    if isinstance(size, int):
+        return size
+    data = await file.read() if hasattr(file, "read") else b""
+    return len(data)
+
+
 async def create_transcription(file: Any = None, **form: Any) -> None:
     if file is None:
         raise InvalidRequest("'file' is required", param="file")
+    if await _file_size(file) == 0:
+        raise InvalidRequest("'file' is empty", param="file")
     raise _unavailable()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from afm.errors import NotFound
-from afm.state import EMBEDDING_ALIASES, AppState, get_state
+from afm.state import AppState, get_state
 from generated.models import Model, ModelList
 from handlers.responses import json_response
 
@@ -27,8 +27,9 @@ async def list_models() -> Response:
 
 
 async def retrieve_model(model_id: str) -> Response:
-    wanted = EMBEDDING_ALIASES.get(model_id, model_id)
-    for model in _models(get_state()):
+    state = get_state()
+    wanted = state.embedding_id(model_id) or model_id
+    for model in _models(state):
         if model.id == wanted:
             return json_response(model)
     raise NotFound(f"No model with id '{model_id}'", param="model_id", code="model_not_found")

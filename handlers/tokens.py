@@ -17,8 +17,8 @@ from handlers.responses import json_response
 def _engine(state: AppState) -> Any:
     if state.engine is None:
         raise TokenizeUnsupported(
-            "tokenize endpoints require an MLX model — the "
-            f"{state.settings.backend} backend has no public tokenizer")
+            "tokenize endpoints require an MLX model — "
+            f"{state.settings.backend.capitalize()} backend has no public tokenizer")
     return state.engine
 
 
@@ -69,7 +69,7 @@ async def detokenize(body: dict[str, Any]) -> Response:
         raise InvalidRequest(f"Token id {bad[0]} is outside the vocabulary "
                              f"(0..{engine.vocab_size - 1})", param="tokens")
     text = await asyncio.to_thread(engine.decode, tokens)
-    return json_response(DetokenizeResponse(text=text, model=state.model_id))
+    return json_response(DetokenizeResponse(text=text, prompt=text, model=state.model_id))
 
 
 async def count_tokens(body: dict[str, Any]) -> Response:
