@@ -172,6 +172,21 @@ def json_ebnf(schema: Any, where: str = "schema") -> str:
 # ---------------------------------------------------------------------------- compiler cache
 
 
+# Special tokens whose text the reasoning and tool-call parsers need (never masked as textless).
+_MARKERS = frozenset({THINK_START, THINK_END, "<tool_call>", "</tool_call>", "[TOOL_CALLS]",
+                      "[ARGS]", "<|python_tag|>"})
+
+
+def _textless_ids(tok: Any, vocab_size: int) -> set[int]:
+    """Ids of special tokens (``special=True`` added tokens, ``all_special_ids``), which the
+    detokenizer turns into no text, less the parsers' markers."""
+    added = getattr(tok, "added_tokens_decoder", None) or {}
+    ids = {int(i) for i, t in added.items() if getattr(t, "special", False)}
+    ids |= {int(i) for i in getattr(tok, "all_special_ids", None) or []}
+    markers = {int(i) for i, t in added.items() if str(getattr(t, "content", t)) in _MARKERS}
+    return {i for i in ids - markers if 0 <= i < vocab_size}
+
+
 class GrammarCompilerCache:
     """Per-model xgrammar compiler with a cache of compiled structural tags.
 
@@ -210,6 +225,14 @@ class GrammarCompilerCache:
         keep[:vocab_size] = True
         keep[[t for t in self.stop_token_ids if t < vocab_size]] = False
         self.non_stop_mask = np.packbits(keep, bitorder="little").view(np.int32).copy()
+        # AND-mask that clears special tokens the detokenizer drops (no text), or None: inside
+        # constrained output they would count as characters the client never sees.
+        textless = _textless_ids(tok, vocab_size) - set(self.stop_token_ids)
+        self.visible_mask: np.ndarray | None = None
+        if textless:
+            visible = np.ones(self.words * 32, dtype=bool)
+            visible[sorted(textless)] = False
+            self.visible_mask = np.packbits(visible, bitorder="little").view(np.int32).copy()
         self._max = max_entries
         self._compiled: OrderedDict[str, xgr.CompiledGrammar] = OrderedDict()
         self._lock = threading.Lock()
@@ -274,6 +297,8 @@ class GrammarConstraint:
         if self.phase == "think" or self._finished:
             return False
         need = self.matcher.fill_next_token_bitmask(bitmask, row)
+        if need and self._cache.visible_mask is not None:
+            bitmask[row] &= self._cache.visible_mask
         if self.phase == "maybe":
             tid = self._cache.think_token_id
             assert tid is not None
