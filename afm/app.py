@@ -123,7 +123,18 @@ def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionRe
             headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
             headers["Allow"] = allow
     return _json_response(status, envelope(_shorten(str(detail)),
-                                           STATUS_TYPES.get(status, "error")), headers)
+                                           STATUS_TYPES.get(status, "error"),
+                                           param=_validation_param(status, str(detail))),
+                          headers)
+
+
+def _validation_param(status: int, detail: str) -> str | None:
+    """The field a Connexion validation message names (`... - 'messages.0.content'`), written
+    as the handlers write it (`messages[0].content`)."""
+    match = re.search(r" - '([^']+)'$", detail) if status == 400 else None
+    if match is None:
+        return None
+    return re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", match.group(1))
 
 
 def _shorten(message: str, limit: int = 400) -> str:

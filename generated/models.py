@@ -36,7 +36,11 @@ class ErrorDetail(BaseModel):
 class SSEEvent(BaseModel):
     """
     One server-sent event. `data` holds a JSON chunk (`chat.completion.chunk`,
-    `text_completion`, `afm_profile`, `batch.error`) or the literal `[DONE]` that ends the stream.
+    `text_completion`, `batch.error`) or the literal `[DONE]` that ends the stream. OpenAPI
+    3.0 cannot type the JSON inside a string, so each `text/event-stream` media type names
+    the schema of its chunks in the `x-afm-event-data` extension (`ChatCompletionChunk`,
+    `CompletionChunk`, `BatchCompletionError`); the contract tests validate every event
+    against it.
 
     """
 
@@ -104,14 +108,14 @@ class ModelList(BaseModel):
     data: list[Model]
 
 
-class Stop(RootModel[list[str] | None]):
-    root: Annotated[list[str] | None, Field(max_length=16)] = None
+class Stop(RootModel[list[str]]):
+    root: Annotated[list[str], Field(max_length=16)]
     """
     Up to 16 stop sequences; merged CLI-first with `--stop` and de-duplicated. The stop text is not returned.
     """
 
 
-class ReasoningEffort(StrEnum):
+class ReasoningEffortEnum(StrEnum):
     """
     AFM extension (DeepSeek style). Inserted into `chat_template_kwargs` as
     `reasoning_effort`; `none` also sets `enable_thinking: false`. An explicit
@@ -125,6 +129,16 @@ class ReasoningEffort(StrEnum):
     MEDIUM = 'medium'
     HIGH = 'high'
     MAX = 'max'
+
+
+class ReasoningEffort(RootModel[ReasoningEffortEnum | None]):
+    root: ReasoningEffortEnum | None = None
+    """
+    AFM extension (DeepSeek style). Inserted into `chat_template_kwargs` as
+    `reasoning_effort`; `none` also sets `enable_thinking: false`. An explicit
+    `chat_template_kwargs.enable_thinking: false` stays authoritative.
+
+    """
 
 
 class StreamOptions(BaseModel):
@@ -211,7 +225,7 @@ class FunctionDefinition(BaseModel):
     """
 
 
-class ToolChoice1(StrEnum):
+class ToolChoice1Enum(StrEnum):
     """
     `none`, `auto`, `required`, or `{"type": "function", "function": {"name": ...}}` (the name must be among `tools`).
     """
@@ -219,6 +233,13 @@ class ToolChoice1(StrEnum):
     NONE = 'none'
     AUTO = 'auto'
     REQUIRED = 'required'
+
+
+class ToolChoice1(RootModel[ToolChoice1Enum | None]):
+    root: ToolChoice1Enum | None = None
+    """
+    `none`, `auto`, `required`, or `{"type": "function", "function": {"name": ...}}` (the name must be among `tools`).
+    """
 
 
 class Function1(BaseModel):
@@ -324,7 +345,11 @@ class Timings(BaseModel):
     cache_n: int | None = None
 
 
-class Host(BaseModel):
+class AfmProfileHost(BaseModel):
+    """
+    The host that ran the request.
+    """
+
     platform: str | None = None
     machine: str | None = None
     processor: str | None = None
@@ -334,33 +359,17 @@ class Host(BaseModel):
     blas: str | None = None
 
 
-class Sample(BaseModel):
+class AfmProfileSample(BaseModel):
+    """
+    One point of the sampled series.
+    """
+
     t: float | None = None
     """
     Seconds since the request started.
     """
     tokens: int | None = None
     active_memory_gib: float | None = None
-
-
-class AfmProfile(BaseModel):
-    """
-    Added with `X-AFM-Profile`. Fields that need Apple hardware are null elsewhere.
-    """
-
-    object: Literal['afm_profile'] | None = None
-    weights_memory_gib: float | None = None
-    kv_cache_memory_gib: float | None = None
-    peak_memory_gib: float | None = None
-    prefill_tokens_per_second: float | None = None
-    decode_tokens_per_second: float | None = None
-    gpu_utilization: float | None = None
-    memory_bandwidth_gbps: float | None = None
-    host: Host | None = None
-    samples: list[Sample] | None = None
-    """
-    Sampled series (`extended` only).
-    """
 
 
 class ChatCompletionCancellation(BaseModel):
@@ -372,26 +381,88 @@ class ChatCompletionCancellation(BaseModel):
     cancelled: bool
 
 
-class PromptItem(RootModel[int]):
+class FinishReason1Enum(StrEnum):
+    """
+    Null until the finish chunk.
+    """
+
+    STOP = 'stop'
+    LENGTH = 'length'
+    TOOL_CALLS = 'tool_calls'
+    CANCELLED = 'cancelled'
+    ERROR = 'error'
+
+
+class FinishReason1(RootModel[FinishReason1Enum | None]):
+    root: FinishReason1Enum | None = None
+    """
+    Null until the finish chunk.
+    """
+
+
+class Function2(BaseModel):
+    name: str | None = None
+    arguments: str | None = None
+    """
+    A fragment of the arguments JSON.
+    """
+
+
+class ToolCallDelta(BaseModel):
+    """
+    A tool call, streamed; `id`, `type` and `function.name` come with its first delta.
+    """
+
+    index: int
+    id: str | None = None
+    type: Literal['function'] | None = None
+    function: Function2 | None = None
+
+
+class BatchCompletionError(BaseModel):
+    """
+    `/v1/batch/completions`: the event of one request that failed; the others go on.
+    """
+
+    custom_id: str
+    object: Literal['batch.error']
+    status_code: int
+    """
+    The HTTP status the request alone would have had.
+    """
+    error: ErrorDetail
+
+
+class Prompt(RootModel[str]):
+    root: Annotated[str, Field(min_length=1)]
+    """
+    A non-empty string or a list of token ids; ids outside the model's vocabulary get 400.
+    """
+
+
+class Prompt1Item(RootModel[int]):
     root: Annotated[int, Field(ge=0)]
 
 
-class Prompt(RootModel[list[PromptItem]]):
-    root: Annotated[list[PromptItem], Field(min_length=1)]
+class Prompt1(RootModel[list[Prompt1Item]]):
+    root: Annotated[list[Prompt1Item], Field(min_length=1)]
     """
-    A string or a list of token ids.
+    A non-empty string or a list of token ids; ids outside the model's vocabulary get 400.
     """
 
 
-class Stop1(RootModel[list[str] | None]):
-    root: Annotated[list[str] | None, Field(max_length=16)] = None
+class Stop1(RootModel[list[str]]):
+    root: Annotated[list[str], Field(max_length=16)]
+    """
+    A stop sequence or up to 16 of them; merged CLI-first with `--stop`.
+    """
 
 
 class CompletionRequest(BaseModel):
     model: str | None = None
-    prompt: str | Prompt
+    prompt: Prompt | Prompt1
     """
-    A string or a list of token ids.
+    A non-empty string or a list of token ids; ids outside the model's vocabulary get 400.
     """
     max_tokens: Annotated[int | None, Field(ge=1)] = None
     """
@@ -407,6 +478,9 @@ class CompletionRequest(BaseModel):
     frequency_penalty: Annotated[float | None, Field(ge=-2.0, le=2.0)] = None
     seed: int | None = None
     stop: str | Stop1 | None = None
+    """
+    A stop sequence or up to 16 of them; merged CLI-first with `--stop`.
+    """
     stream: bool | None = None
     stream_options: StreamOptions | None = None
     logprobs: Annotated[int | None, Field(ge=0)] = None
@@ -417,11 +491,11 @@ class CompletionRequest(BaseModel):
     """
     Not supported; true gets 400.
     """
-    n: Annotated[int | None, Field(ge=1)] = None
+    n: Annotated[int | None, Field(ge=1, le=1)] = None
     """
     Only 1 is supported.
     """
-    best_of: Annotated[int | None, Field(ge=1)] = None
+    best_of: Annotated[int | None, Field(ge=1, le=1)] = None
     """
     Only 1 is supported.
     """
@@ -432,22 +506,75 @@ class CompletionRequest(BaseModel):
     user: str | None = None
 
 
-class FinishReason1Enum(StrEnum):
+class FinishReason2Enum(StrEnum):
     STOP = 'stop'
     LENGTH = 'length'
     CANCELLED = 'cancelled'
     ERROR = 'error'
 
 
-class FinishReason1(RootModel[FinishReason1Enum | None]):
-    root: FinishReason1Enum | None = None
+class FinishReason2(RootModel[FinishReason2Enum | None]):
+    root: FinishReason2Enum | None = None
 
 
-class CompletionLogprobs(BaseModel):
-    tokens: list[str] | None = None
-    token_logprobs: list[float] | None = None
-    top_logprobs: list[dict[str, float]] | None = None
-    text_offset: list[int] | None = None
+class TokenAlternatives(RootModel[dict[str, float]]):
+    """
+    Legacy logprobs alternatives of one position, token text -> log probability.
+    """
+
+    root: dict[str, float]
+
+
+class Input(RootModel[str]):
+    root: Annotated[str, Field(pattern='\\S')]
+    """
+    A string, a list of strings, a list of token ids, or a list of token-id lists. Empty
+    or blank inputs are invalid; token ids outside the model's vocabulary get 400.
+
+    """
+
+
+class Input1Item(RootModel[str]):
+    root: Annotated[str, Field(pattern='\\S')]
+
+
+class Input1(RootModel[list[Input1Item]]):
+    root: Annotated[list[Input1Item], Field(min_length=1)]
+    """
+    A string, a list of strings, a list of token ids, or a list of token-id lists. Empty
+    or blank inputs are invalid; token ids outside the model's vocabulary get 400.
+
+    """
+
+
+class Input2Item(RootModel[int]):
+    root: Annotated[int, Field(ge=0)]
+
+
+class Input2(RootModel[list[Input2Item]]):
+    root: Annotated[list[Input2Item], Field(min_length=1)]
+    """
+    A string, a list of strings, a list of token ids, or a list of token-id lists. Empty
+    or blank inputs are invalid; token ids outside the model's vocabulary get 400.
+
+    """
+
+
+class Input3ItemItem(RootModel[int]):
+    root: Annotated[int, Field(ge=0)]
+
+
+class Input3Item(RootModel[list[Input3ItemItem]]):
+    root: Annotated[list[Input3ItemItem], Field(min_length=1)]
+
+
+class Input3(RootModel[list[Input3Item]]):
+    root: Annotated[list[Input3Item], Field(min_length=1)]
+    """
+    A string, a list of strings, a list of token ids, or a list of token-id lists. Empty
+    or blank inputs are invalid; token ids outside the model's vocabulary get 400.
+
+    """
 
 
 class EncodingFormat(StrEnum):
@@ -456,9 +583,11 @@ class EncodingFormat(StrEnum):
 
 
 class EmbeddingRequest(BaseModel):
-    input: str | list[str] | list[int] | list[list[int]]
+    input: Input | Input1 | Input2 | Input3
     """
-    A string, a list of strings, a list of token ids, or a list of token-id lists. Empty inputs get 400.
+    A string, a list of strings, a list of token ids, or a list of token-id lists. Empty
+    or blank inputs are invalid; token ids outside the model's vocabulary get 400.
+
     """
     model: str | None = None
     """
@@ -520,11 +649,11 @@ class CountTokensResponse(BaseModel):
 class CreateFileRequest(BaseModel):
     file: bytes
     """
-    The JSONL file.
+    The JSONL file: one request per line.
     """
-    purpose: str
+    purpose: Literal['batch']
     """
-    Must be `batch`.
+    Must be `batch`; other values get 400.
     """
 
 
@@ -596,16 +725,15 @@ class Status1(StrEnum):
     CANCELLED = 'cancelled'
 
 
-class Datum(BaseModel):
+class BatchError(BaseModel):
+    """
+    One reason a batch failed, with the input line at fault when there is one.
+    """
+
     code: str | None = None
     message: str | None = None
     param: str | None = None
     line: int | None = None
-
-
-class BatchErrors(BaseModel):
-    object: Literal['list'] | None = None
-    data: list[Datum] | None = None
 
 
 class BatchRequestCounts(BaseModel):
@@ -645,13 +773,16 @@ class ResponseFormat2(StrEnum):
 
 class SpeechRequest(BaseModel):
     model: str | None = None
-    input: Annotated[str, Field(max_length=4096, min_length=1)]
+    input: Annotated[str, Field(max_length=4096, min_length=1, pattern='\\S')]
+    """
+    The text to speak; not blank.
+    """
     voice: str | None = None
     response_format: ResponseFormat2 | None = None
     speed: Annotated[float | None, Field(ge=0.25, le=4.0)] = None
 
 
-class Datum1(BaseModel):
+class Datum(BaseModel):
     id: str
     name: str
     language: str | None = None
@@ -659,7 +790,7 @@ class Datum1(BaseModel):
 
 class VoiceList(BaseModel):
     object: Literal['list']
-    data: list[Datum1]
+    data: list[Datum]
 
 
 class RecognitionLevel(StrEnum):
@@ -678,9 +809,14 @@ class Mode(StrEnum):
 
 
 class OcrRequest(BaseModel):
-    image: Annotated[str, Field(min_length=1)]
+    image: Annotated[
+        str,
+        Field(
+            pattern='^(data:[^,]*,)?([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$'
+        ),
+    ]
     """
-    A data URL or base64 image.
+    A base64 image, bare or as a data URL (`data:image/png;base64,...`).
     """
     recognition_level: RecognitionLevel | None = None
     languages: list[str] | None = None
@@ -738,8 +874,8 @@ class Tool(BaseModel):
     function: FunctionDefinition
 
 
-class ToolChoice(RootModel[ToolChoice1 | NamedToolChoice | None]):
-    root: ToolChoice1 | NamedToolChoice | None = None
+class ToolChoice(RootModel[ToolChoice1 | NamedToolChoice]):
+    root: ToolChoice1 | NamedToolChoice
     """
     `none`, `auto`, `required`, or `{"type": "function", "function": {"name": ...}}` (the name must be among `tools`).
     """
@@ -761,11 +897,43 @@ class TokenLogprob(BaseModel):
     top_logprobs: list[TopLogprob]
 
 
-class CompletionChoice(BaseModel):
-    index: int
-    text: str
-    logprobs: CompletionLogprobs | None = None
-    finish_reason: Annotated[FinishReason1 | None, Field(...)]
+class AfmProfile(BaseModel):
+    """
+    Added with `X-AFM-Profile`. Fields that need Apple hardware are null elsewhere.
+    """
+
+    object: Literal['afm_profile'] | None = None
+    weights_memory_gib: float | None = None
+    kv_cache_memory_gib: float | None = None
+    peak_memory_gib: float | None = None
+    prefill_tokens_per_second: float | None = None
+    decode_tokens_per_second: float | None = None
+    gpu_utilization: float | None = None
+    memory_bandwidth_gbps: float | None = None
+    host: AfmProfileHost | None = None
+    samples: list[AfmProfileSample] | None = None
+    """
+    Sampled series (`extended` only).
+    """
+
+
+class ChatDelta(BaseModel):
+    """
+    The new part of the assistant message.
+    """
+
+    role: Literal['assistant'] | None = None
+    content: str | None = None
+    reasoning_content: str | None = None
+    tool_calls: list[ToolCallDelta] | None = None
+    refusal: str | None = None
+
+
+class CompletionLogprobs(BaseModel):
+    tokens: list[str] | None = None
+    token_logprobs: list[float] | None = None
+    top_logprobs: list[TokenAlternatives] | None = None
+    text_offset: list[int] | None = None
 
 
 class EmbeddingList(BaseModel):
@@ -776,6 +944,10 @@ class EmbeddingList(BaseModel):
 
 
 class TokenizeRequest(BaseModel):
+    """
+    Exactly one of `text`, `prompt` or `messages`; anything else gets 400.
+    """
+
     model: str | None = None
     text: str | None = None
     """
@@ -811,35 +983,9 @@ class CountTokensRequest(BaseModel):
     tools: list[Tool] | None = None
 
 
-class Batch(BaseModel):
-    id: str
-    object: Literal['batch']
-    endpoint: str
-    errors: BatchErrors | None = None
-    input_file_id: str
-    completion_window: str
-    status: Status1
-    output_file_id: str | None = None
-    error_file_id: str | None = None
-    created_at: int
-    in_progress_at: int | None = None
-    expires_at: int | None = None
-    finalizing_at: int | None = None
-    completed_at: int | None = None
-    failed_at: int | None = None
-    expired_at: int | None = None
-    cancelling_at: int | None = None
-    cancelled_at: int | None = None
-    request_counts: BatchRequestCounts | None = None
-    metadata: dict[str, str] | None = None
-
-
-class BatchList(BaseModel):
-    object: Literal['list']
-    data: list[Batch]
-    first_id: str | None = None
-    last_id: str | None = None
-    has_more: bool
+class BatchErrors(BaseModel):
+    object: Literal['list'] | None = None
+    data: list[BatchError] | None = None
 
 
 class ChatCompletionRequest(BaseModel):
@@ -916,9 +1062,9 @@ class ChatCompletionRequest(BaseModel):
     """
     Alternatives per token (needs `logprobs`); above `--max-logprobs` (default 20) -> 400.
     """
-    n: Annotated[int | None, Field(ge=1)] = None
+    n: Annotated[int | None, Field(ge=1, le=1)] = None
     """
-    Only 1 is supported; other values get 400.
+    Only 1 is supported.
     """
     tools: list[Tool] | None = None
     """
@@ -955,15 +1101,52 @@ class ChoiceLogprobs(BaseModel):
     content: Annotated[list[TokenLogprob] | None, Field(...)]
 
 
-class Completion(BaseModel):
+class ChatChunkChoice(BaseModel):
+    index: int
+    delta: ChatDelta
+    logprobs: ChoiceLogprobs | None = None
+    finish_reason: Annotated[FinishReason1 | None, Field(...)]
+    """
+    Null until the finish chunk.
+    """
+
+
+class CompletionChoice(BaseModel):
+    index: int
+    text: str
+    logprobs: CompletionLogprobs | None = None
+    finish_reason: Annotated[FinishReason2 | None, Field(...)]
+
+
+class Batch(BaseModel):
     id: str
-    object: Literal['text_completion']
-    created: int
-    model: str
-    system_fingerprint: str | None = None
-    choices: list[CompletionChoice]
-    usage: Usage | None = None
-    timings: Timings | None = None
+    object: Literal['batch']
+    endpoint: str
+    errors: BatchErrors | None = None
+    input_file_id: str
+    completion_window: str
+    status: Status1
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    created_at: int
+    in_progress_at: int | None = None
+    expires_at: int | None = None
+    finalizing_at: int | None = None
+    completed_at: int | None = None
+    failed_at: int | None = None
+    expired_at: int | None = None
+    cancelling_at: int | None = None
+    cancelled_at: int | None = None
+    request_counts: BatchRequestCounts | None = None
+    metadata: dict[str, str] | None = None
+
+
+class BatchList(BaseModel):
+    object: Literal['list']
+    data: list[Batch]
+    first_id: str | None = None
+    last_id: str | None = None
+    has_more: bool
 
 
 class BatchCompletionItem(BaseModel):
@@ -976,6 +1159,64 @@ class ChatChoice(BaseModel):
     message: AssistantMessage
     logprobs: ChoiceLogprobs | None = None
     finish_reason: FinishReason
+
+
+class ChatCompletionChunk(BaseModel):
+    """
+    One `chat.completion.chunk`: the JSON in the `data` of a chat stream event. Every chunk
+    of a stream has the same `id`. The first delta carries `role`; the finish chunk has
+    `finish_reason`; the usage chunk (and the `afm_profile` chunk) has `choices: []`. A
+    mid-stream failure is a chunk with `finish_reason: "error"` and an `error` object.
+    In `/v1/batch/completions` each chunk is a whole answer and carries `custom_id`.
+
+    """
+
+    id: str
+    """
+    `chatcmpl-...`, the same for the whole stream.
+    """
+    object: Literal['chat.completion.chunk']
+    created: int
+    model: str
+    system_fingerprint: str | None = None
+    custom_id: str | None = None
+    """
+    `/v1/batch/completions` only: the request's `custom_id`.
+    """
+    choices: list[ChatChunkChoice]
+    usage: Usage | None = None
+    timings: Timings | None = None
+    afm_profile: AfmProfile | None = None
+    error: ErrorDetail | None = None
+
+
+class Completion(BaseModel):
+    id: str
+    object: Literal['text_completion']
+    created: int
+    model: str
+    system_fingerprint: str | None = None
+    choices: list[CompletionChoice]
+    usage: Usage | None = None
+    timings: Timings | None = None
+
+
+class CompletionChunk(BaseModel):
+    """
+    One `text_completion` chunk: the JSON in the `data` of a completions stream event. The
+    usage chunk has `choices: []`; a mid-stream failure has `finish_reason: "error"` and an
+    `error` object.
+
+    """
+
+    id: str
+    object: Literal['text_completion']
+    created: int
+    model: str
+    system_fingerprint: str | None = None
+    choices: list[CompletionChoice]
+    usage: Usage | None = None
+    error: ErrorDetail | None = None
 
 
 class BatchCompletionsRequest(BaseModel):

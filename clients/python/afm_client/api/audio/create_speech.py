@@ -1,0 +1,206 @@
+from http import HTTPStatus
+from io import BytesIO
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.speech_request import SpeechRequest
+from ...types import UNSET, File, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    body: SpeechRequest,
+    x_request_id: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_request_id, Unset):
+        headers["X-Request-ID"] = x_request_id
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/audio/speech",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorResponse | File | None:
+    if response.status_code == 200:
+        response_200 = File(payload=BytesIO(response.content))
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 413:
+        response_413 = ErrorResponse.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 500:
+        response_500 = ErrorResponse.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorResponse.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | File]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: SpeechRequest,
+    x_request_id: str | Unset = UNSET,
+) -> Response[ErrorResponse | File]:
+    """Synthesize speech
+
+     Apple speech synthesis. On a host without it the request is validated, then answered with
+    503 `speech_unavailable`.
+
+    Args:
+        x_request_id (str | Unset):
+        body (SpeechRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | File]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_request_id=x_request_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: SpeechRequest,
+    x_request_id: str | Unset = UNSET,
+) -> ErrorResponse | File | None:
+    """Synthesize speech
+
+     Apple speech synthesis. On a host without it the request is validated, then answered with
+    503 `speech_unavailable`.
+
+    Args:
+        x_request_id (str | Unset):
+        body (SpeechRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | File
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        x_request_id=x_request_id,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: SpeechRequest,
+    x_request_id: str | Unset = UNSET,
+) -> Response[ErrorResponse | File]:
+    """Synthesize speech
+
+     Apple speech synthesis. On a host without it the request is validated, then answered with
+    503 `speech_unavailable`.
+
+    Args:
+        x_request_id (str | Unset):
+        body (SpeechRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | File]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_request_id=x_request_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: SpeechRequest,
+    x_request_id: str | Unset = UNSET,
+) -> ErrorResponse | File | None:
+    """Synthesize speech
+
+     Apple speech synthesis. On a host without it the request is validated, then answered with
+    503 `speech_unavailable`.
+
+    Args:
+        x_request_id (str | Unset):
+        body (SpeechRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | File
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            x_request_id=x_request_id,
+        )
+    ).parsed

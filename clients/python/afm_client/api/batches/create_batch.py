@@ -1,0 +1,209 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.batch import Batch
+from ...models.create_batch_request import CreateBatchRequest
+from ...models.error_response import ErrorResponse
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    body: CreateBatchRequest,
+    x_request_id: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(x_request_id, Unset):
+        headers["X-Request-ID"] = x_request_id
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/batches",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Batch | ErrorResponse | None:
+    if response.status_code == 200:
+        response_200 = Batch.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorResponse.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Batch | ErrorResponse]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateBatchRequest,
+    x_request_id: str | Unset = UNSET,
+) -> Response[Batch | ErrorResponse]:
+    """Create a batch
+
+     Starts a batch over an uploaded JSONL file. Every line is validated before the batch runs
+    (JSON, unique `custom_id`, `method` POST, `url` equal to `endpoint`, body valid against this
+    contract); a bad file fails the batch in `validating` with line-numbered `errors`. Batches
+    survive restarts: an unfinished batch resumes where it stopped.
+
+    Args:
+        x_request_id (str | Unset):
+        body (CreateBatchRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Batch | ErrorResponse]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_request_id=x_request_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateBatchRequest,
+    x_request_id: str | Unset = UNSET,
+) -> Batch | ErrorResponse | None:
+    """Create a batch
+
+     Starts a batch over an uploaded JSONL file. Every line is validated before the batch runs
+    (JSON, unique `custom_id`, `method` POST, `url` equal to `endpoint`, body valid against this
+    contract); a bad file fails the batch in `validating` with line-numbered `errors`. Batches
+    survive restarts: an unfinished batch resumes where it stopped.
+
+    Args:
+        x_request_id (str | Unset):
+        body (CreateBatchRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Batch | ErrorResponse
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+        x_request_id=x_request_id,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateBatchRequest,
+    x_request_id: str | Unset = UNSET,
+) -> Response[Batch | ErrorResponse]:
+    """Create a batch
+
+     Starts a batch over an uploaded JSONL file. Every line is validated before the batch runs
+    (JSON, unique `custom_id`, `method` POST, `url` equal to `endpoint`, body valid against this
+    contract); a bad file fails the batch in `validating` with line-numbered `errors`. Batches
+    survive restarts: an unfinished batch resumes where it stopped.
+
+    Args:
+        x_request_id (str | Unset):
+        body (CreateBatchRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Batch | ErrorResponse]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+        x_request_id=x_request_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateBatchRequest,
+    x_request_id: str | Unset = UNSET,
+) -> Batch | ErrorResponse | None:
+    """Create a batch
+
+     Starts a batch over an uploaded JSONL file. Every line is validated before the batch runs
+    (JSON, unique `custom_id`, `method` POST, `url` equal to `endpoint`, body valid against this
+    contract); a bad file fails the batch in `validating` with line-numbered `errors`. Batches
+    survive restarts: an unfinished batch resumes where it stopped.
+
+    Args:
+        x_request_id (str | Unset):
+        body (CreateBatchRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Batch | ErrorResponse
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+            x_request_id=x_request_id,
+        )
+    ).parsed

@@ -1,0 +1,174 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.file_object import FileObject
+from ...types import Response
+
+
+def _get_kwargs(
+    file_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/files/{file_id}".format(
+            file_id=quote(str(file_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorResponse | FileObject | None:
+    if response.status_code == 200:
+        response_200 = FileObject.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorResponse.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | FileObject]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    file_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[ErrorResponse | FileObject]:
+    """Retrieve a file's metadata
+
+     The file object; 404 for unknown ids.
+
+    Args:
+        file_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | FileObject]
+    """
+
+    kwargs = _get_kwargs(
+        file_id=file_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    file_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> ErrorResponse | FileObject | None:
+    """Retrieve a file's metadata
+
+     The file object; 404 for unknown ids.
+
+    Args:
+        file_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | FileObject
+    """
+
+    return sync_detailed(
+        file_id=file_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    file_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[ErrorResponse | FileObject]:
+    """Retrieve a file's metadata
+
+     The file object; 404 for unknown ids.
+
+    Args:
+        file_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | FileObject]
+    """
+
+    kwargs = _get_kwargs(
+        file_id=file_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    file_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> ErrorResponse | FileObject | None:
+    """Retrieve a file's metadata
+
+     The file object; 404 for unknown ids.
+
+    Args:
+        file_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | FileObject
+    """
+
+    return (
+        await asyncio_detailed(
+            file_id=file_id,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,287 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .afm_profile_host import AfmProfileHost
+from .afm_profile_sample import AfmProfileSample
+from .afm_profile_type_0 import AfmProfileType0
+from .afm_profile_type_0_object import AfmProfileType0Object
+from .assistant_message import AssistantMessage
+from .assistant_message_role import AssistantMessageRole
+from .batch import Batch
+from .batch_completion_error import BatchCompletionError
+from .batch_completion_error_object import BatchCompletionErrorObject
+from .batch_completion_item import BatchCompletionItem
+from .batch_completions_request import BatchCompletionsRequest
+from .batch_error import BatchError
+from .batch_errors_type_0 import BatchErrorsType0
+from .batch_errors_type_0_object import BatchErrorsType0Object
+from .batch_list import BatchList
+from .batch_list_object import BatchListObject
+from .batch_metadata_type_0 import BatchMetadataType0
+from .batch_object import BatchObject
+from .batch_request_counts import BatchRequestCounts
+from .batch_status import BatchStatus
+from .chat_choice import ChatChoice
+from .chat_chunk_choice import ChatChunkChoice
+from .chat_chunk_choice_finish_reason_type_1 import ChatChunkChoiceFinishReasonType1
+from .chat_chunk_choice_finish_reason_type_2_type_1 import ChatChunkChoiceFinishReasonType2Type1
+from .chat_chunk_choice_finish_reason_type_3_type_1 import ChatChunkChoiceFinishReasonType3Type1
+from .chat_completion import ChatCompletion
+from .chat_completion_cancellation import ChatCompletionCancellation
+from .chat_completion_cancellation_object import ChatCompletionCancellationObject
+from .chat_completion_chunk import ChatCompletionChunk
+from .chat_completion_chunk_object import ChatCompletionChunkObject
+from .chat_completion_object import ChatCompletionObject
+from .chat_completion_request import ChatCompletionRequest
+from .chat_completion_request_chat_template_kwargs_type_0 import ChatCompletionRequestChatTemplateKwargsType0
+from .chat_completion_request_reasoning_effort_type_1 import ChatCompletionRequestReasoningEffortType1
+from .chat_completion_request_reasoning_effort_type_2_type_1 import ChatCompletionRequestReasoningEffortType2Type1
+from .chat_completion_request_reasoning_effort_type_3_type_1 import ChatCompletionRequestReasoningEffortType3Type1
+from .chat_delta import ChatDelta
+from .chat_delta_role import ChatDeltaRole
+from .chat_message import ChatMessage
+from .chat_message_role import ChatMessageRole
+from .choice_logprobs_type_0 import ChoiceLogprobsType0
+from .completion import Completion
+from .completion_choice import CompletionChoice
+from .completion_choice_finish_reason_type_1 import CompletionChoiceFinishReasonType1
+from .completion_choice_finish_reason_type_2_type_1 import CompletionChoiceFinishReasonType2Type1
+from .completion_choice_finish_reason_type_3_type_1 import CompletionChoiceFinishReasonType3Type1
+from .completion_chunk import CompletionChunk
+from .completion_chunk_object import CompletionChunkObject
+from .completion_logprobs_type_0 import CompletionLogprobsType0
+from .completion_object import CompletionObject
+from .completion_request import CompletionRequest
+from .content_part import ContentPart
+from .content_part_image_url import ContentPartImageUrl
+from .content_part_image_url_detail import ContentPartImageUrlDetail
+from .content_part_input_audio import ContentPartInputAudio
+from .content_part_type import ContentPartType
+from .count_tokens_request import CountTokensRequest
+from .count_tokens_request_system_type_1_item import CountTokensRequestSystemType1Item
+from .count_tokens_request_system_type_1_item_type import CountTokensRequestSystemType1ItemType
+from .count_tokens_response import CountTokensResponse
+from .create_batch_request import CreateBatchRequest
+from .create_batch_request_completion_window import CreateBatchRequestCompletionWindow
+from .create_batch_request_endpoint import CreateBatchRequestEndpoint
+from .create_batch_request_metadata_type_0 import CreateBatchRequestMetadataType0
+from .create_chat_completion_xafm_profile import CreateChatCompletionXAFMProfile
+from .create_file_request import CreateFileRequest
+from .create_file_request_purpose import CreateFileRequestPurpose
+from .deleted_file import DeletedFile
+from .deleted_file_object import DeletedFileObject
+from .detokenize_request import DetokenizeRequest
+from .detokenize_response import DetokenizeResponse
+from .embedding import Embedding
+from .embedding_list import EmbeddingList
+from .embedding_list_object import EmbeddingListObject
+from .embedding_list_usage import EmbeddingListUsage
+from .embedding_object import EmbeddingObject
+from .embedding_request import EmbeddingRequest
+from .embedding_request_encoding_format import EmbeddingRequestEncodingFormat
+from .error_detail import ErrorDetail
+from .error_response import ErrorResponse
+from .file_list import FileList
+from .file_list_object import FileListObject
+from .file_object import FileObject
+from .file_object_object import FileObjectObject
+from .file_object_purpose import FileObjectPurpose
+from .file_object_status import FileObjectStatus
+from .finish_reason import FinishReason
+from .function_definition import FunctionDefinition
+from .function_definition_parameters import FunctionDefinitionParameters
+from .health import Health
+from .health_backend import HealthBackend
+from .health_backend_name import HealthBackendName
+from .health_status import HealthStatus
+from .json_schema_format import JsonSchemaFormat
+from .json_schema_format_schema import JsonSchemaFormatSchema
+from .list_files_order import ListFilesOrder
+from .model import Model
+from .model_list import ModelList
+from .model_list_object import ModelListObject
+from .model_object import ModelObject
+from .model_type import ModelType
+from .named_tool_choice import NamedToolChoice
+from .named_tool_choice_function import NamedToolChoiceFunction
+from .named_tool_choice_type import NamedToolChoiceType
+from .ocr_request import OcrRequest
+from .ocr_request_mode import OcrRequestMode
+from .ocr_request_recognition_level import OcrRequestRecognitionLevel
+from .ocr_result import OcrResult
+from .ocr_result_lines_item import OcrResultLinesItem
+from .response_format_type_0 import ResponseFormatType0
+from .response_format_type_0_type import ResponseFormatType0Type
+from .speech_request import SpeechRequest
+from .speech_request_response_format import SpeechRequestResponseFormat
+from .sse_event import SSEEvent
+from .stream_options_type_0 import StreamOptionsType0
+from .timings import Timings
+from .token_alternatives import TokenAlternatives
+from .token_logprob import TokenLogprob
+from .tokenize_request import TokenizeRequest
+from .tokenize_request_chat_template_kwargs import TokenizeRequestChatTemplateKwargs
+from .tokenize_response import TokenizeResponse
+from .tool import Tool
+from .tool_call import ToolCall
+from .tool_call_delta import ToolCallDelta
+from .tool_call_delta_function import ToolCallDeltaFunction
+from .tool_call_delta_type import ToolCallDeltaType
+from .tool_call_function import ToolCallFunction
+from .tool_call_type import ToolCallType
+from .tool_choice_type_0_type_1 import ToolChoiceType0Type1
+from .tool_choice_type_0_type_2_type_1 import ToolChoiceType0Type2Type1
+from .tool_choice_type_0_type_3_type_1 import ToolChoiceType0Type3Type1
+from .tool_type import ToolType
+from .top_logprob import TopLogprob
+from .transcription import Transcription
+from .transcription_request import TranscriptionRequest
+from .transcription_request_response_format import TranscriptionRequestResponseFormat
+from .usage import Usage
+from .usage_prompt_tokens_details import UsagePromptTokensDetails
+from .voice_list import VoiceList
+from .voice_list_data_item import VoiceListDataItem
+from .voice_list_object import VoiceListObject
+
+__all__ = (
+    "AfmProfileHost",
+    "AfmProfileSample",
+    "AfmProfileType0",
+    "AfmProfileType0Object",
+    "AssistantMessage",
+    "AssistantMessageRole",
+    "Batch",
+    "BatchCompletionError",
+    "BatchCompletionErrorObject",
+    "BatchCompletionItem",
+    "BatchCompletionsRequest",
+    "BatchError",
+    "BatchErrorsType0",
+    "BatchErrorsType0Object",
+    "BatchList",
+    "BatchListObject",
+    "BatchMetadataType0",
+    "BatchObject",
+    "BatchRequestCounts",
+    "BatchStatus",
+    "ChatChoice",
+    "ChatChunkChoice",
+    "ChatChunkChoiceFinishReasonType1",
+    "ChatChunkChoiceFinishReasonType2Type1",
+    "ChatChunkChoiceFinishReasonType3Type1",
+    "ChatCompletion",
+    "ChatCompletionCancellation",
+    "ChatCompletionCancellationObject",
+    "ChatCompletionChunk",
+    "ChatCompletionChunkObject",
+    "ChatCompletionObject",
+    "ChatCompletionRequest",
+    "ChatCompletionRequestChatTemplateKwargsType0",
+    "ChatCompletionRequestReasoningEffortType1",
+    "ChatCompletionRequestReasoningEffortType2Type1",
+    "ChatCompletionRequestReasoningEffortType3Type1",
+    "ChatDelta",
+    "ChatDeltaRole",
+    "ChatMessage",
+    "ChatMessageRole",
+    "ChoiceLogprobsType0",
+    "Completion",
+    "CompletionChoice",
+    "CompletionChoiceFinishReasonType1",
+    "CompletionChoiceFinishReasonType2Type1",
+    "CompletionChoiceFinishReasonType3Type1",
+    "CompletionChunk",
+    "CompletionChunkObject",
+    "CompletionLogprobsType0",
+    "CompletionObject",
+    "CompletionRequest",
+    "ContentPart",
+    "ContentPartImageUrl",
+    "ContentPartImageUrlDetail",
+    "ContentPartInputAudio",
+    "ContentPartType",
+    "CountTokensRequest",
+    "CountTokensRequestSystemType1Item",
+    "CountTokensRequestSystemType1ItemType",
+    "CountTokensResponse",
+    "CreateBatchRequest",
+    "CreateBatchRequestCompletionWindow",
+    "CreateBatchRequestEndpoint",
+    "CreateBatchRequestMetadataType0",
+    "CreateChatCompletionXAFMProfile",
+    "CreateFileRequest",
+    "CreateFileRequestPurpose",
+    "DeletedFile",
+    "DeletedFileObject",
+    "DetokenizeRequest",
+    "DetokenizeResponse",
+    "Embedding",
+    "EmbeddingList",
+    "EmbeddingListObject",
+    "EmbeddingListUsage",
+    "EmbeddingObject",
+    "EmbeddingRequest",
+    "EmbeddingRequestEncodingFormat",
+    "ErrorDetail",
+    "ErrorResponse",
+    "FileList",
+    "FileListObject",
+    "FileObject",
+    "FileObjectObject",
+    "FileObjectPurpose",
+    "FileObjectStatus",
+    "FinishReason",
+    "FunctionDefinition",
+    "FunctionDefinitionParameters",
+    "Health",
+    "HealthBackend",
+    "HealthBackendName",
+    "HealthStatus",
+    "JsonSchemaFormat",
+    "JsonSchemaFormatSchema",
+    "ListFilesOrder",
+    "Model",
+    "ModelList",
+    "ModelListObject",
+    "ModelObject",
+    "ModelType",
+    "NamedToolChoice",
+    "NamedToolChoiceFunction",
+    "NamedToolChoiceType",
+    "OcrRequest",
+    "OcrRequestMode",
+    "OcrRequestRecognitionLevel",
+    "OcrResult",
+    "OcrResultLinesItem",
+    "ResponseFormatType0",
+    "ResponseFormatType0Type",
+    "SpeechRequest",
+    "SpeechRequestResponseFormat",
+    "SSEEvent",
+    "StreamOptionsType0",
+    "Timings",
+    "TokenAlternatives",
+    "TokenizeRequest",
+    "TokenizeRequestChatTemplateKwargs",
+    "TokenizeResponse",
+    "TokenLogprob",
+    "Tool",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallDeltaFunction",
+    "ToolCallDeltaType",
+    "ToolCallFunction",
+    "ToolCallType",
+    "ToolChoiceType0Type1",
+    "ToolChoiceType0Type2Type1",
+    "ToolChoiceType0Type3Type1",
+    "ToolType",
+    "TopLogprob",
+    "Transcription",
+    "TranscriptionRequest",
+    "TranscriptionRequestResponseFormat",
+    "Usage",
+    "UsagePromptTokensDetails",
+    "VoiceList",
+    "VoiceListDataItem",
+    "VoiceListObject",
+)

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.chat_completion_cancellation_object import ChatCompletionCancellationObject
+
+T = TypeVar("T", bound="ChatCompletionCancellation")
+
+
+@_attrs_define
+class ChatCompletionCancellation:
+    """
+    Attributes:
+        id (str): The X-Request-ID that was cancelled.
+        object_ (ChatCompletionCancellationObject):
+        cancelled (bool):
+    """
+
+    id: str
+    object_: ChatCompletionCancellationObject
+    cancelled: bool
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        object_ = self.object_.value
+
+        cancelled = self.cancelled
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "object": object_,
+                "cancelled": cancelled,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        object_ = ChatCompletionCancellationObject(d.pop("object"))
+
+        cancelled = d.pop("cancelled")
+
+        chat_completion_cancellation = cls(
+            id=id,
+            object_=object_,
+            cancelled=cancelled,
+        )
+
+        chat_completion_cancellation.additional_properties = d
+        return chat_completion_cancellation
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

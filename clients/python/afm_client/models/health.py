@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.health_status import HealthStatus
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.health_backend import HealthBackend
+
+
+T = TypeVar("T", bound="Health")
+
+
+@_attrs_define
+class Health:
+    """
+    Attributes:
+        status (HealthStatus): Always `healthy` while the process serves HTTP.
+        timestamp (int): Unix seconds.
+        version (str):
+        model (None | str | Unset): The loaded chat model.
+        backend (HealthBackend | Unset): The generation backend and whether it can serve on this host.
+    """
+
+    status: HealthStatus
+    timestamp: int
+    version: str
+    model: None | str | Unset = UNSET
+    backend: HealthBackend | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        status = self.status.value
+
+        timestamp = self.timestamp
+
+        version = self.version
+
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
+        backend: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.backend, Unset):
+            backend = self.backend.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "status": status,
+                "timestamp": timestamp,
+                "version": version,
+            }
+        )
+        if model is not UNSET:
+            field_dict["model"] = model
+        if backend is not UNSET:
+            field_dict["backend"] = backend
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.health_backend import HealthBackend  # noqa: PLC0415
+
+        d = dict(src_dict)
+        status = HealthStatus(d.pop("status"))
+
+        timestamp = d.pop("timestamp")
+
+        version = d.pop("version")
+
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+        _backend = d.pop("backend", UNSET)
+        backend: HealthBackend | Unset
+        if isinstance(_backend, Unset):
+            backend = UNSET
+        else:
+            backend = HealthBackend.from_dict(_backend)
+
+        health = cls(
+            status=status,
+            timestamp=timestamp,
+            version=version,
+            model=model,
+            backend=backend,
+        )
+
+        health.additional_properties = d
+        return health
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.model_object import ModelObject
+from ..models.model_type import ModelType
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="Model")
+
+
+@_attrs_define
+class Model:
+    """
+    Attributes:
+        id (str):
+        object_ (ModelObject):
+        created (int):
+        owned_by (str):
+        max_context_length (int | None | Unset):
+        type_ (ModelType | Unset): What the model serves.
+    """
+
+    id: str
+    object_: ModelObject
+    created: int
+    owned_by: str
+    max_context_length: int | None | Unset = UNSET
+    type_: ModelType | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        object_ = self.object_.value
+
+        created = self.created
+
+        owned_by = self.owned_by
+
+        max_context_length: int | None | Unset
+        if isinstance(self.max_context_length, Unset):
+            max_context_length = UNSET
+        else:
+            max_context_length = self.max_context_length
+
+        type_: str | Unset = UNSET
+        if not isinstance(self.type_, Unset):
+            type_ = self.type_.value
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "object": object_,
+                "created": created,
+                "owned_by": owned_by,
+            }
+        )
+        if max_context_length is not UNSET:
+            field_dict["max_context_length"] = max_context_length
+        if type_ is not UNSET:
+            field_dict["type"] = type_
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        object_ = ModelObject(d.pop("object"))
+
+        created = d.pop("created")
+
+        owned_by = d.pop("owned_by")
+
+        def _parse_max_context_length(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_context_length = _parse_max_context_length(d.pop("max_context_length", UNSET))
+
+        _type_ = d.pop("type", UNSET)
+        type_: ModelType | Unset
+        if isinstance(_type_, Unset):
+            type_ = UNSET
+        else:
+            type_ = ModelType(_type_)
+
+        model = cls(
+            id=id,
+            object_=object_,
+            created=created,
+            owned_by=owned_by,
+            max_context_length=max_context_length,
+            type_=type_,
+        )
+
+        model.additional_properties = d
+        return model
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="OcrResultLinesItem")
+
+
+@_attrs_define
+class OcrResultLinesItem:
+    """
+    Attributes:
+        text (str | Unset):
+        confidence (float | Unset):
+    """
+
+    text: str | Unset = UNSET
+    confidence: float | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        text = self.text
+
+        confidence = self.confidence
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if text is not UNSET:
+            field_dict["text"] = text
+        if confidence is not UNSET:
+            field_dict["confidence"] = confidence
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        text = d.pop("text", UNSET)
+
+        confidence = d.pop("confidence", UNSET)
+
+        ocr_result_lines_item = cls(
+            text=text,
+            confidence=confidence,
+        )
+
+        ocr_result_lines_item.additional_properties = d
+        return ocr_result_lines_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

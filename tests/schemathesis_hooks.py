@@ -1,0 +1,29 @@
+"""Schemathesis hooks for the contract gate (loaded with SCHEMATHESIS_HOOKS).
+
+``sse_event_data``: Schemathesis checks that each SSE event is an object with a string
+``data``; this check also parses that string and validates it against the chunk schema the
+media type names in ``x-afm-event-data``, and requires the stream to end with ``[DONE]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schemathesis
+
+from tests.contract_support import event_data_schema, stream_errors
+
+
+@schemathesis.check
+def sse_event_data(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Every SSE chunk matches the operation's ``x-afm-event-data`` schema."""
+    content_type = response.headers.get("content-type", [""])
+    content_type = content_type[0] if isinstance(content_type, list) else content_type
+    if response.status_code != 200 or not content_type.startswith("text/event-stream"):
+        return None
+    if event_data_schema(case.operation.method, case.operation.path) is None:
+        return None
+    problems = stream_errors(case.operation.method, case.operation.path, response.text)
+    if problems:
+        raise AssertionError("SSE events break the contract:\n" + "\n".join(problems[:10]))
+    return True
