@@ -46,7 +46,8 @@ async def _prepare(state: AppState, body: dict[str, Any]) -> GenerationRequest:
     if isinstance(prompt, str):
         if not prompt:
             raise InvalidRequest("'prompt' must not be empty", param="prompt")
-        tokens = await asyncio.to_thread(engine.encode, prompt)
+        # like vLLM and mlx-lm: the tokenizer's own special tokens (a BOS, where it has one)
+        tokens = await asyncio.to_thread(engine.encode, prompt, True)
     else:
         bad = [t for t in prompt if not 0 <= t < engine.vocab_size]
         if bad:
@@ -55,7 +56,7 @@ async def _prepare(state: AppState, body: dict[str, Any]) -> GenerationRequest:
     params = gen.sampling_params(s, body, prompt_tokens=len(tokens),
                                  max_context=engine.max_context,
                                  logprobs=n_logprobs is not None,
-                                 top_logprobs=n_logprobs or 0)
+                                 top_logprobs=n_logprobs or 0, prompt_param="prompt")
     return GenerationRequest(request_id=current_request_id() or new_request_id(),
                              prompt_tokens=tokens, params=params)
 

@@ -62,6 +62,7 @@ def sampling_params(
     logprobs: bool,
     top_logprobs: int,
     default_max_tokens: int | None = None,
+    prompt_param: str = "messages",
 ) -> SamplingParams:
     """Merge request values over server flags over backend defaults (request wins)."""
     max_tokens = first_set(body.get("max_tokens"), body.get("max_completion_tokens"),
@@ -70,7 +71,7 @@ def sampling_params(
     if room <= 0:
         raise InvalidRequest(
             f"The prompt has {prompt_tokens} tokens, which leaves no room in the model's "
-            f"{max_context}-token context", param="messages", code="context_length_exceeded")
+            f"{max_context}-token context", param=prompt_param, code="context_length_exceeded")
     defaults = SamplingParams()
     return SamplingParams(
         temperature=float(first_set(body.get("temperature"), settings.temperature,
