@@ -20,6 +20,12 @@ from mlx_lm.tokenizer_utils import (
 )
 
 
+VISIBLE_MARKERS = frozenset({
+    "<think>", "</think>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]",
+    "<|python_tag|>",
+})
+
+
 class TokenTable:
     """Exact byte strings of token ids, computed lazily and memoised."""
 
@@ -38,6 +44,9 @@ class TokenTable:
         self._added = {int(i): t.content for i, t in added.items()}
         self.special_ids = {int(i) for i, t in added.items() if getattr(t, "special", False)}
         self.special_ids |= set(getattr(tokenizer, "all_special_ids", []) or [])
+        # Reasoning and tool-call markers stay visible even where a tokenizer marks them special
+        # (Mistral's [TOOL_CALLS], Llama 3's <|python_tag|>): the output parsers need them.
+        self.special_ids -= {i for i, text in self._added.items() if text in VISIBLE_MARKERS}
         self._cache: dict[int, bytes] = {}
 
     def bytes_of(self, token_id: int) -> bytes:

@@ -302,10 +302,8 @@ def _special_marker_model(dst: Any, fmt: str) -> Any:
 
 
 @pytest.mark.parametrize("fmt", [
-    "llama3_json",  # passes by the bare-JSON fallback: the lost marker is not needed
-    pytest.param("mistral", marks=pytest.mark.xfail(
-        strict=True, reason="the detokenizer drops special tokens' text, so a special "
-        "[TOOL_CALLS] never reaches the parser: the call is left in content")),
+    "llama3_json",
+    "mistral",  # the detokenizer keeps call markers visible even when marked special
 ])
 def test_special_call_marker(tmp_path_factory: pytest.TempPathFactory,
                              live_server: Callable[..., LiveServer], fmt: str) -> None:
