@@ -19,7 +19,6 @@ from mlx_lm.tokenizer_utils import (
     _byte_decoder,
 )
 
-
 VISIBLE_MARKERS = frozenset({
     "<think>", "</think>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]",
     "<|python_tag|>",
