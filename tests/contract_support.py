@@ -57,9 +57,15 @@ def _validator(schema_json: str) -> Draft4Validator:
 
 
 def schema_errors(schema: dict[str, Any], instance: Any) -> list[str]:
-    """Human-readable violations of ``schema`` by ``instance`` (empty when valid)."""
-    errors = sorted(validator(schema).iter_errors(instance), key=lambda e: list(e.path))
-    return [f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors]
+    """Human-readable violations of ``schema`` by ``instance`` (empty when valid); for a
+    failed ``oneOf``/``anyOf``, the error of the branch that matched furthest."""
+    problems = []
+    for error in sorted(validator(schema).iter_errors(instance), key=lambda e: list(e.path)):
+        while error.context:
+            error = max(error.context, key=lambda e: len(e.absolute_path))
+        problems.append(f"{'/'.join(map(str, error.absolute_path)) or '<root>'}: "
+                        f"{error.message[:300]}")
+    return problems
 
 
 def component(name: str) -> dict[str, Any]:
