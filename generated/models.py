@@ -751,7 +751,7 @@ class ResponseFormat1(StrEnum):
 class TranscriptionRequest(BaseModel):
     file: bytes
     """
-    The audio file.
+    The audio file; an empty one gets 400.
     """
     model: str | None = None
     language: str | None = None

@@ -18,7 +18,7 @@ T = TypeVar("T", bound="TranscriptionRequest")
 class TranscriptionRequest:
     """
     Attributes:
-        file (File): The audio file.
+        file (File): The audio file; an empty one gets 400.
         model (str | Unset):
         language (str | Unset):
         prompt (str | Unset):
