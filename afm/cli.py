@@ -129,27 +129,21 @@ FLAGS: tuple[Flag, ...] = (
          S.max_file_bytes),
 )
 
-CAPABILITIES = {
-    "endpoints": [
-        "POST /v1/chat/completions",
-        "POST /v1/chat/completions/{request_id}/cancel",
-        "POST /v1/completions",
-        "POST /v1/embeddings",
-        "POST /v1/tokenize",
-        "POST /v1/detokenize",
-        "POST /v1/count_tokens",
-        "GET /v1/models",
-        "GET /v1/models/{model_id}",
-        "/v1/files",
-        "/v1/batches",
-        "POST /v1/batch/completions",
-        "/v1/audio/* (Apple only)",
-        "POST /v1/vision/ocr (Apple only)",
-        "GET /metrics",
-        "GET /health",
-        "GET /openapi.json",
-        "GET /docs",
-    ],
+SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi" / "afm.yaml"
+FRAMEWORK_ENDPOINTS = ["GET /openapi.json", "GET /docs"]
+
+
+def contract_endpoints() -> list[str]:
+    """`METHOD /path` for every operation of the contract, plus the framework's own pages."""
+    import yaml
+
+    spec = yaml.safe_load(SPEC_PATH.read_text())
+    methods = ("get", "post", "put", "patch", "delete")
+    return [f"{m.upper()} {path}" for path, item in spec["paths"].items()
+            for m in methods if m in item] + FRAMEWORK_ENDPOINTS
+
+
+CAPABILITIES: dict[str, Any] = {
     "features": [
         "streaming",
         "logprobs",
@@ -213,7 +207,7 @@ def help_card() -> dict[str, Any]:
         "name": "afm",
         "version": __version__,
         "commands": {"serve": "Start the HTTP server."},
-        "capabilities": CAPABILITIES,
+        "capabilities": {"endpoints": contract_endpoints(), **CAPABILITIES},
         "flags": [
             {
                 "names": list(f.names),

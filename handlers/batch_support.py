@@ -111,6 +111,9 @@ async def stream_batch_completions(state: AppState, req: BatchCompletionsRequest
             choice = result["choices"][0]
             message = choice["message"]
             delta = {k: v for k, v in message.items() if v is not None}
+            if "tool_calls" in delta:  # chunk shape: each call carries its index
+                delta["tool_calls"] = [{"index": i, **call}
+                                       for i, call in enumerate(delta["tool_calls"])]
             await queue.put(gen.sse({
                 "custom_id": custom_id, "id": result["id"], "object": "chat.completion.chunk",
                 "created": result["created"], "model": result["model"],

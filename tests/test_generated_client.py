@@ -185,8 +185,6 @@ def test_batch_completions_stream(sdk: Client) -> None:
     assert error.status_code == 400 and error.error.type_ == "invalid_request_error"
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: /v1/batch/completions sends a whole answer's "
-                   "tool_calls in `delta` without `index` (ToolCallDelta requires it)")
 def test_batch_completions_tool_call_chunk(sdk: Client) -> None:
     body = ChatCompletionRequest.from_dict({
         "messages": [{"role": "user", "content": "Weather?"}], "max_tokens": 200,
