@@ -87,6 +87,7 @@ class ChatEngine:
         self._prefilling: list[Sequence] = []
         self._decoding: list[Sequence] = []
         self._batch_cache: list[Any] | None = None
+        self._pending: tuple[list[Sequence], SampleOutput] | None = None
         self._prefix: PrefixCache | None = None
         self._stats: dict[str, Any] = {}
         self._peak_memory = 0
@@ -215,6 +216,7 @@ class ChatEngine:
                 with contextlib.suppress(Exception):
                     self._finish(seq, "error", error=message)
         self._prefilling, self._decoding, self._batch_cache = [], [], None
+        self._pending = None
 
     def _close_out(self) -> None:
         """Thread exit: cancel what is queued, running, or still in the inbox."""
@@ -230,6 +232,7 @@ class ChatEngine:
             with contextlib.suppress(Exception):
                 self._finish(seq, "cancelled")
         self._prefilling, self._decoding, self._batch_cache = [], [], None
+        self._pending = None
         with contextlib.suppress(Exception):
             self._publish_stats()
 
@@ -389,6 +392,7 @@ class ChatEngine:
         self._decoding = [self._decoding[i] for i in keep]
         if not keep:
             self._batch_cache = None
+            self._pending = None
         elif self._batch_cache is not None:
             for c in self._batch_cache:
                 c.filter(keep)
@@ -406,17 +410,51 @@ class ChatEngine:
                     self._finish(seq, "error", error=message)
             self._decoding = []
             self._batch_cache = None
+            self._pending = None
 
     def _decode_step(self) -> None:
+        """One decode step for the batch, software-pipelined when the batch allows it.
+
+        When no row needs its previous token before the next step can be built (no grammar,
+        no penalties) and the batch is stable, step k+1 is launched with ``mx.async_eval`` from
+        step k's still-lazy tokens *before* step k's tokens are turned into events, so Python
+        work (detokenising, stop matching, event hand-off, the HTTP side) overlaps the model's
+        compute. Rows that finish at step k get one discarded extra step.
+        """
         seqs = self._decoding
         self._max_decode_batch = max(self._max_decode_batch, len(seqs))
         tic = time.perf_counter()
         mx.reset_peak_memory()
-        # (mx.async_eval is avoided: on a non-main thread it leaves a worker that aborts exit.)
-        bitmask, masked = self._fill_masks(seqs)
-        inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
+        pending = self._pending
+        self._pending = None
+        if pending is None:
+            inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
+            pending = (list(seqs), self._launch(seqs, inputs, ahead=0))
+        p_seqs, p_out = pending
+        if self._can_pipeline(p_seqs):
+            self._pending = (list(seqs), self._launch(seqs, p_out.tokens[:, None], ahead=1))
+        self._collect(p_seqs, p_out, tic)
+        if any(s.finished for s in self._decoding) and self._pending is not None:
+            # the step already launched includes rows that just finished: take it now
+            q_seqs, q_out = self._pending
+            self._pending = None
+            self._collect(q_seqs, q_out, time.perf_counter())
+        done = [i for i, s in enumerate(self._decoding) if s.finished]
+        if done:
+            self._store_finished([self._decoding[i] for i in done], done)
+            self._drop_rows(done)
+
+    def _launch(self, seqs: list[Sequence], inputs: mx.array, ahead: int) -> SampleOutput:
+        """Build one decode step's graph and start evaluating it (asynchronously)."""
+        bitmask, masked = self._fill_masks(seqs) if ahead == 0 else (None, None)
         logits = self.model(inputs, cache=self._batch_cache)[:, -1, :]
-        out = sample(logits, [s.row for s in seqs if s.row is not None], bitmask, masked)
+        out = sample(logits, [s.row for s in seqs if s.row is not None], bitmask, masked,
+                     ahead=ahead)
+        mx.async_eval(out.arrays())
+        return out
+
+    def _collect(self, seqs: list[Sequence], out: SampleOutput, tic: float) -> None:
+        """Wait for a launched step and turn its tokens into events."""
         mx.eval(out.arrays())
         dt = time.perf_counter() - tic
         if dt > 0:
@@ -425,10 +463,21 @@ class ChatEngine:
         for s in seqs:
             s.peak_memory = max(s.peak_memory, peak)
         self._on_tokens(seqs, out)
-        done = [i for i, s in enumerate(seqs) if s.finished]
-        if done:
-            self._store_finished([seqs[i] for i in done], done)
-            self._drop_rows(done)
+
+    def _can_pipeline(self, launched: list[Sequence]) -> bool:
+        """Step k+1 may be built before step k's tokens are read: same rows as launched, no
+        newcomer waiting to join, and no row whose next sampling depends on step k's token
+        beyond the token itself (grammar state, penalty counts)."""
+        rows = self._decoding
+        if self._prefilling or len(rows) != len(launched):
+            return False
+        for seq, other in zip(rows, launched, strict=True):
+            row = seq.row
+            if (seq is not other or seq.finished or seq.error is not None or row is None
+                    or seq.request.constraint is not None
+                    or row.counts is not None or row.seen is not None):
+                return False
+        return True
 
     def _store_finished(self, seqs: list[Sequence], rows: list[int]) -> None:
         """Keep the KV state (prompt + output) of cleanly finished rows in the prefix cache."""
@@ -440,6 +489,9 @@ class ChatEngine:
             tokens = seq.prompt + seq.generated[:-1]
             try:
                 cache = [c.extract(row) for c in self._batch_cache]
+                for c in cache:  # a pipelined step may have run one token past the end
+                    if c.offset > len(tokens) and c.is_trimmable():
+                        c.trim(c.offset - len(tokens))
                 if all(c.offset == len(tokens) for c in cache):
                     self._prefix.insert(tokens, cache)
             except Exception:  # noqa: BLE001 - caching is best effort

@@ -77,9 +77,10 @@ class RowState:
             if self.seen is not None:
                 self.seen[token] = True
 
-    def noise_key(self) -> mx.array:
-        """The PRNG key for this step: a pure function of (seed, step)."""
-        mixed = (self.seed * 0x9E3779B97F4A7C15 + self.step * 0xBF58476D1CE4E5B9) & _MASK_64
+    def noise_key(self, ahead: int = 0) -> mx.array:
+        """The PRNG key for this step (``ahead`` steps later): a pure function of (seed, step)."""
+        step = self.step + ahead
+        mixed = (self.seed * 0x9E3779B97F4A7C15 + step * 0xBF58476D1CE4E5B9) & _MASK_64
         mixed ^= mixed >> 31
         return mx.random.key(mixed)
 
@@ -115,6 +116,7 @@ def sample(
     rows: list[RowState],
     bitmask: np.ndarray | None = None,
     masked_rows: list[bool] | None = None,
+    ahead: int = 0,
 ) -> SampleOutput:
     """Sample one token per row of ``logits`` [B, V]; see the module docstring for the order."""
     logits = logits.astype(mx.float32)
@@ -161,7 +163,7 @@ def sample(
         keep = _keep_mask(logits, peak, lse, rows, sampled)
         if keep is not None:
             weights = mx.where(keep, weights, mx.array(0.0, dtype=mx.float32))
-        tokens = mx.where(mx.array(sampled), _inverse_cdf(weights, rows), greedy_tokens)
+        tokens = mx.where(mx.array(sampled), _inverse_cdf(weights, rows, ahead), greedy_tokens)
     tokens = tokens.astype(mx.uint32)
 
     if not want_logprobs:
@@ -179,14 +181,14 @@ def sample(
     return SampleOutput(tokens, chosen[:, 0], top_ids, top_lp)
 
 
-def _inverse_cdf(weights: mx.array, rows: list[RowState]) -> mx.array:
+def _inverse_cdf(weights: mx.array, rows: list[RowState], ahead: int = 0) -> mx.array:
     """Draw one token per row: the first index whose cumulative weight reaches u * total.
 
     ``weights`` are unnormalised probabilities (0 for truncated tokens, which are therefore
     never drawn). One uniform per row from that row's own key: draws do not depend on the batch.
     """
     cdf = mx.cumsum(weights, axis=-1)
-    u = mx.concatenate([mx.random.uniform(shape=(1,), key=r.noise_key()) for r in rows])
+    u = mx.concatenate([mx.random.uniform(shape=(1,), key=r.noise_key(ahead)) for r in rows])
     idx = mx.sum(cdf < u[:, None] * cdf[:, -1:], axis=-1)
     return mx.minimum(idx, weights.shape[-1] - 1)
 
