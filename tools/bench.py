@@ -338,7 +338,8 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "## Throughput", "",
            f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
            "for afm, `logit_bias` on EOS for mlx_lm.server), "
-           f"{args.waves} x concurrency requests per row, temperature {args.temperature}. "
+           f"{args.waves} x concurrency requests per row, temperature {args.temperature} "
+           "(greedy like the raw rows unless `--temperature` says otherwise). "
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
            "to the first content delta; ITL = gap between content deltas. Raw engine: "
            "greedy batched decode steps with a KV cache, no HTTP, same BLAS as afm.", ""]
@@ -396,7 +397,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw-batches", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--constrained-concurrency", type=int, default=8)
     parser.add_argument("--prefix-tokens", type=int, default=1000)
-    parser.add_argument("--temperature", type=float, default=0.7)
+    parser.add_argument("--temperature", type=float, default=0.0,
+                        help="server rows' sampling temperature (default 0: greedy, like the "
+                        "raw engine rows, so ratios measure serving overhead, not sampling)")
     parser.add_argument("--server-timeout", type=float, default=300.0,
                         help="seconds to wait for a server to answer /v1/models")
     parser.add_argument("--afm-arg", action="append", default=[],
