@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import httpx
 import pytest
@@ -42,6 +43,7 @@ class LiveServer:
     log_path: Path
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
+    log_file: BinaryIO | None = None
 
     @property
     def url(self) -> str:
@@ -50,8 +52,10 @@ class LiveServer:
     def start(self, timeout: float = 180.0) -> LiveServer:
         cmd = [sys.executable, "-m", "afm", "serve", "--port", str(self.port),
                "--data-dir", str(self.data_dir), *self.args]
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        self._close_log()
+        self.log_file = self.log_path.open("ab")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log_file,
+                                     stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -73,12 +77,19 @@ class LiveServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._close_log()
 
     def kill(self) -> None:
         """SIGKILL: a crash, with no chance to clean up."""
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self.log_file is not None:
+            self.log_file.close()
+            self.log_file = None
 
     def log_tail(self, n: int = 60) -> str:
         try:
