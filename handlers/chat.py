@@ -92,25 +92,11 @@ def afm_profile(state: AppState, stats: GenerationStats, mode: str) -> dict[str,
 async def complete_chat(state: AppState, p: PreparedChat, profile: str = "") -> dict[str, Any]:
     """Run a chat request to the end and shape the chat.completion object."""
     engine = state.require_engine()
-    stream = engine.generate(p.request)
-    try:
-        event = await gen.first_event(stream, state.settings.queue_timeout)
-        text: list[str] = []
-        logprobs: list[dict[str, Any]] = []
-        while True:
-            text.append(event.text)
-            logprobs.extend(logprob_json(lp) for lp in event.logprobs)
-            if event.finish_reason is not None:
-                break
-            event = await anext(stream)
-    finally:
-        await stream.aclose()
-    if event.finish_reason == "error":
-        raise gen.ApiError(f"Generation failed: {event.error}")
+    done = await gen.generate_all(engine, p.request, state.settings.queue_timeout)
     processor = _processor(p)
-    processor.feed("".join(text))
+    processor.feed(done.text)
     final = processor.finish()
-    stats = event.stats or GenerationStats()
+    stats = done.stats
     message: dict[str, Any] = {"role": "assistant", "content": final.content}
     if final.reasoning_content is not None:
         message["reasoning_content"] = final.reasoning_content
@@ -125,8 +111,9 @@ async def complete_chat(state: AppState, p: PreparedChat, profile: str = "") -> 
         "choices": [{
             "index": 0,
             "message": message,
-            "logprobs": {"content": logprobs} if p.logprobs else None,
-            "finish_reason": _finish_reason(event.finish_reason or "stop",
+            "logprobs": ({"content": [logprob_json(lp) for lp in done.logprobs]}
+                         if p.logprobs else None),
+            "finish_reason": _finish_reason(done.final.finish_reason or "stop",
                                             bool(final.tool_calls)),
         }],
         "usage": gen.usage(stats),

@@ -72,27 +72,15 @@ async def create_completion(body: dict[str, Any]) -> Response:
 
 async def _complete(state: AppState, req: GenerationRequest,
                     body: dict[str, Any]) -> dict[str, Any]:
-    stream = state.require_engine().generate(req)
-    try:
-        event = await gen.first_event(stream, state.settings.queue_timeout)
-        text, lps = [], []
-        while True:
-            text.append(event.text)
-            lps.extend(event.logprobs)
-            if event.finish_reason is not None:
-                break
-            event = await anext(stream)
-    finally:
-        await stream.aclose()
-    if event.finish_reason == "error":
-        raise gen.ApiError(f"Generation failed: {event.error}")
-    stats = event.stats or GenerationStats()
+    done = await gen.generate_all(state.require_engine(), req, state.settings.queue_timeout)
+    stats = done.stats
     return {
         "id": gen.new_id("cmpl-"), "object": "text_completion", "created": gen.now(),
         "model": state.model_id, "system_fingerprint": gen.fingerprint(state.model_id),
-        "choices": [{"index": 0, "text": "".join(text),
-                     "logprobs": _legacy_logprobs(lps, 0) if req.params.logprobs else None,
-                     "finish_reason": event.finish_reason}],
+        "choices": [{"index": 0, "text": done.text,
+                     "logprobs": (_legacy_logprobs(done.logprobs, 0) if req.params.logprobs
+                                  else None),
+                     "finish_reason": done.final.finish_reason}],
         "usage": gen.usage(stats), "timings": gen.timings(stats),
     }
 

@@ -8,6 +8,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from afm.context import current_request_id
@@ -16,9 +17,11 @@ from afm.settings import Settings
 from engine.types import (
     EngineUnavailableError,
     GenerationEvent,
+    GenerationRequest,
     GenerationStats,
     SamplingParams,
     ServerBusyError,
+    TokenLogprob,
 )
 
 T = TypeVar("T")
@@ -155,6 +158,40 @@ async def first_event(stream: AsyncIterator[GenerationEvent],
     except EngineUnavailableError as exc:
         raise ServiceUnavailable(str(exc), type="backend_unavailable",
                                  code="backend_unavailable") from exc
+
+
+@dataclass
+class Generated:
+    """A whole generation: its text, per-token logprobs and the final event."""
+
+    text: str
+    logprobs: list[TokenLogprob]
+    final: GenerationEvent
+
+    @property
+    def stats(self) -> GenerationStats:
+        return self.final.stats or GenerationStats()
+
+
+async def generate_all(engine: Any, request: GenerationRequest,
+                       queue_timeout: float) -> Generated:
+    """Run a request to its end (503 on capacity, 500 on an engine error)."""
+    stream = engine.generate(request)
+    try:
+        event = await first_event(stream, queue_timeout)
+        text: list[str] = []
+        logprobs: list[TokenLogprob] = []
+        while True:
+            text.append(event.text)
+            logprobs.extend(event.logprobs)
+            if event.finish_reason is not None:
+                break
+            event = await anext(stream)
+    finally:
+        await stream.aclose()
+    if event.finish_reason == "error":
+        raise ApiError(f"Generation failed: {event.error}")
+    return Generated("".join(text), logprobs, event)
 
 
 async def until_disconnect(work: Awaitable[T]) -> T:
