@@ -162,7 +162,11 @@ def create_app(settings: Settings, *, load_backends: bool = True) -> Any:
     async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
         state = AppState(settings)
         if load_backends:
-            await state.start()
+            try:
+                await state.start()
+            except BaseException:
+                await state.stop()  # stop the engine thread before the process exits
+                raise
         try:
             yield {"afm": state}
         finally:

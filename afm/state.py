@@ -122,9 +122,25 @@ class AppState:
         self.tool_format = self.settings.tool_call_parser or detect_tool_format(
             template if isinstance(template, str) else str(template),
             getattr(self.engine, "model_type", None))
+        if self.settings.guided_json is not None and self.settings.grammar_constraints:
+            self._check_guided_json()
         self.backend_available = True
         self.backend_detail = None
         log.info("chat model %s loaded (tool format %s)", self.model_id, self.tool_format)
+
+    def _check_guided_json(self) -> None:
+        """Refuse to start with a --guided-json schema that could never be enforced."""
+        from engine.grammar import GrammarError, build_constraint
+
+        assert self.grammar is not None
+        try:
+            build_constraint(self.grammar, response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "guided_json", "schema": self.settings.guided_json}},
+                tools=None, tool_choice=None, parallel_tool_calls=True,
+                tool_format=self.tool_format, reasoning=False)
+        except GrammarError as exc:
+            raise ValueError(f"--guided-json cannot be enforced: {exc}") from exc
 
     async def _start_batches(self) -> None:
         from afm.batch_worker import BatchWorker

@@ -59,6 +59,7 @@ class LiveServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self._close_log()
                 raise RuntimeError(f"afm serve exited early:\n{self.log_tail()}")
             try:
                 if httpx.get(self.url + "/health", timeout=2).status_code == 200:
