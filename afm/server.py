@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
 
 from afm.settings import Settings
 
@@ -41,5 +43,24 @@ def serve(settings: Settings) -> None:
 
     app = create_app(settings)
     log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host, settings.port)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
-                timeout_graceful_shutdown=5, access_log=settings.log_level == "debug")
+    code = 0
+    try:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
+                    timeout_graceful_shutdown=5, access_log=settings.log_level == "debug")
+    except SystemExit as exc:  # uvicorn exits with 3 when start-up fails
+        code = exc.code if isinstance(exc.code, int) else 1
+    exit_now(code)
+
+
+def exit_now(code: int) -> None:
+    """End the process without running C++ static destructors.
+
+    MLX used from a non-main thread (our engine thread) can abort at interpreter exit
+    ("terminate called without an active exception", ml-explore/mlx#3126): seen here in about
+    half of the exits of a process that loaded a model on a worker thread. Everything of ours
+    is already shut down by the lifespan, so flush and leave.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -36,7 +36,7 @@ import mlx.core as mx
 import numpy as np
 from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
-from mlx_lm.models.cache import make_prompt_cache
+from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
 
 from engine import metrics
 from engine.config import EngineConfig
@@ -60,6 +60,8 @@ from engine.types import (
 log = logging.getLogger(__name__)
 
 _GIB = float(2**30)
+MIN_PREFIX_REUSE = 32  # prefix-cache hits shorter than this are recomputed
+PREFILL_BATCH_TOKENS = 2048  # padded tokens one grouped prefill may process
 _DEFAULT_CONTEXT = 32768
 _LIVE_ENGINES: weakref.WeakSet[ChatEngine] = weakref.WeakSet()
 
@@ -246,6 +248,8 @@ class ChatEngine:
         self.eos_token_ids = set(tokenizer.eos_token_ids)
         self.token_table = TokenTable(tokenizer)
         self.weights_bytes = sum(v.nbytes for _, v in tree_flatten(model.parameters()))
+        # plain KV caches can be prefilled together in one left-padded batch
+        self._plain_kv = supports_prefix_cache(make_prompt_cache(model))
         if self.config.prefix_cache and supports_prefix_cache(make_prompt_cache(model)):
             self._prefix = PrefixCache(self.config.prefix_cache_bytes)
         self._publish_stats()
@@ -318,6 +322,8 @@ class ChatEngine:
         reused, cache = 0, None
         if self._prefix is not None:
             reused, cache = self._prefix.lookup(prompt, limit=len(prompt) - 1)
+            if reused < MIN_PREFIX_REUSE:  # cheaper to recompute, and keeps batched prefill
+                reused, cache = 0, None
             metrics.prefix_cache_queries.inc(len(prompt))
             metrics.prefix_cache_hits.inc(reused)
         seq.cache = cache if cache is not None else make_prompt_cache(self.model)
@@ -329,6 +335,18 @@ class ChatEngine:
     # ----------------------------------------------------------------- prefill
 
     def _guarded_prefill(self) -> None:
+        group = self._prefill_group()
+        if len(group) > 1:
+            try:
+                self._prefill_together(group)
+            except Exception as exc:  # noqa: BLE001
+                log.exception("grouped prefill failed")
+                for seq in group:
+                    if seq in self._prefilling:
+                        self._prefilling.remove(seq)
+                    if not seq.finished:
+                        self._finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
+            return
         seq = self._prefilling[0]
         try:
             self._prefill_chunk(seq)
@@ -338,6 +356,61 @@ class ChatEngine:
                 self._prefilling.remove(seq)
             if not seq.finished:
                 self._finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
+
+    def _prefill_group(self) -> list[Sequence]:
+        """Newcomers whose whole prompt fits one chunk and reuses no cache, led by the next
+        sequence in priority order: they are prefilled together in one batched forward."""
+        step = self.config.prefill_step_size
+        if not self._plain_kv:
+            return []
+        group: list[Sequence] = []
+        longest = 0
+        for seq in self._prefilling:
+            fresh = seq.prefill_pos == 0 and len(seq.prompt) <= step
+            if not fresh:
+                if not group:
+                    return []  # the next in line needs chunked or cached prefill first
+                continue
+            longest = max(longest, len(seq.prompt))
+            if longest * (len(group) + 1) > PREFILL_BATCH_TOKENS:
+                break
+            group.append(seq)
+        return group
+
+    def _prefill_together(self, group: list[Sequence]) -> None:
+        """Prefill several fresh prompts in one left-padded batch, sample their first tokens and
+        move the survivors into the decode batch."""
+        tic = time.perf_counter()
+        mx.reset_peak_memory()
+        longest = max(len(s.prompt) for s in group)
+        pads = [longest - len(s.prompt) for s in group]
+        cache = [BatchKVCache(pads) for _ in make_prompt_cache(self.model)]
+        inputs = mx.array([[0] * pad + s.prompt for s, pad in zip(group, pads, strict=True)])
+        logits = self.model(inputs, cache=cache)[:, -1, :]
+        bitmask, masked = self._fill_masks(group)
+        out = sample(logits, [s.row for s in group if s.row is not None], bitmask, masked)
+        mx.eval(out.arrays(), [c.state for c in cache])
+        for i, seq in enumerate(group):
+            seq.prefill_pos = len(seq.prompt)
+            self._note_prefill(seq, len(seq.prompt), tic)
+            self._prefilling.remove(seq)
+            if self._prefix is not None:
+                self._prefix.insert(seq.prompt, [c.extract(i) for c in cache])
+        self._on_tokens(group, out)
+        keep = [i for i, s in enumerate(group) if not s.finished]
+        if not keep:
+            return
+        if len(keep) < len(group):
+            for c in cache:
+                c.filter(keep)
+        if self._batch_cache is None:
+            self._batch_cache = cache
+        else:
+            for batch_c, new_c in zip(self._batch_cache, cache, strict=True):
+                batch_c.extend(new_c)
+        for i in keep:
+            group[i].cache = None
+            self._decoding.append(group[i])
 
     def _prefill_chunk(self, seq: Sequence) -> None:
         prompt, step = seq.prompt, self.config.prefill_step_size

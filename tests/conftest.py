@@ -145,3 +145,19 @@ def client(server: LiveServer) -> object:
 
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+_exit_status: int | None = None
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    global _exit_status
+    _exit_status = int(exitstatus)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave without C++ static destructors once pytest is done: engines used MLX from their
+    own threads, and MLX can then abort at interpreter exit (ml-explore/mlx#3126)."""
+    if _exit_status is not None and "mlx.core" in sys.modules:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_exit_status)
