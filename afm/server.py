@@ -41,6 +41,10 @@ def serve(settings: Settings) -> None:
 
     from afm.app import create_app
 
+    # The engine thread and the HTTP event loop share the GIL; with CPython's default 5 ms
+    # switch interval a launch of the next decode step can wait behind HTTP work for a whole
+    # token's time. A short interval keeps the engine fed.
+    sys.setswitchinterval(0.0005)
     app = create_app(settings)
     log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host, settings.port)
     code = 0
