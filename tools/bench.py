@@ -138,6 +138,9 @@ class Bench:
         self.eos = eos_ids(model)
         self.results = Results()
         self.log_dir = Path(tempfile.mkdtemp(prefix="afm-bench-"))
+        self.round = 0
+        self._raw_rounds: list[list[dict[str, Any]]] = []
+        self._wave_rounds: dict[str, list[list[WaveStats]]] = {}
 
     # ---- request bodies ------------------------------------------------------------------
 
@@ -172,8 +175,9 @@ class Bench:
         if out.returncode != 0:
             self.results.notes.append(f"raw engine failed: {out.stderr.strip()[-500:]}")
             return
-        self.results.raw = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
-        for row in self.results.raw:
+        rows = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
+        self._raw_rounds.append(rows)
+        for row in rows:
             print(f"[raw] B={row['batch']}: {row['tok_s']:.1f} tok/s", file=sys.stderr)
 
     def sweep(self, server: Server) -> None:
@@ -186,9 +190,9 @@ class Bench:
                       for i in range(c * self.args.waves)]
             stats = asyncio.run(run_wave(self.url(server), bodies, c))
             waves.append(stats)
-            print(f"[{key}] c={c}: {stats.tok_s:.1f} tok/s, {stats.tokens} tokens, "
-                  f"{stats.failed} failed {stats.errors}", file=sys.stderr)
-        self.results.waves[key] = waves
+            print(f"[{key}] round {self.round + 1} c={c}: {stats.tok_s:.1f} tok/s, "
+                  f"{stats.tokens} tokens, {stats.failed} failed {stats.errors}", file=sys.stderr)
+        self._wave_rounds.setdefault(key, []).append(waves)
 
     def prefix(self, server: Server) -> None:
         """Two sequential requests sharing a long, never-seen prefix."""
@@ -266,22 +270,44 @@ class Bench:
             self.warm_up(server)
             if key in self.only:
                 self.sweep(server)
-            if "prefix" in self.only:
+            if self.round == 0 and "prefix" in self.only:
                 self.prefix(server)
-            if key == "afm" and "constrained" in self.only:
+            if self.round == 0 and key == "afm" and "constrained" in self.only:
                 self.constrained(server)
         finally:
             server.stop()
 
     def run(self) -> Results:
-        """Every selected row, one server at a time."""
-        if "raw" in self.only:
-            self.run_raw()
+        """Every selected row, one server at a time, in ``rounds`` interleaved rounds (this
+        machine is shared and noisy: each figure is the median of its rounds, and every row of
+        a round is measured under the same conditions). The slow as-installed mlx_lm.server
+        runs in the first round only."""
         needs_afm = bool({"afm", "constrained", "prefix"} & self.only)
-        for key in SERVERS:
-            if key in self.only or (key == "afm" and needs_afm):
-                self.run_server(key)
+        for index in range(self.args.rounds):
+            self.round = index
+            if "raw" in self.only:
+                self.run_raw()
+            for key in SERVERS:
+                if self.round > 0 and key == "mlxlm-installed":
+                    continue
+                if key in self.only or (key == "afm" and needs_afm and self.round == 0):
+                    self.run_server(key)
+        self.results.raw = [_median_by(rows, "tok_s")
+                            for rows in zip(*self._raw_rounds, strict=True)]
+        self.results.waves = {key: [_median_wave(list(w)) for w in zip(*rounds, strict=True)]
+                              for key, rounds in self._wave_rounds.items()}
         return self.results
+
+
+def _median_by(rows: tuple[dict[str, Any], ...], key: str) -> dict[str, Any]:
+    """The row whose ``key`` is the median of the rounds (the lower middle for even counts)."""
+    ordered = sorted(rows, key=lambda r: r[key])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _median_wave(waves: list[WaveStats]) -> WaveStats:
+    ordered = sorted(waves, key=lambda w: w.tok_s)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 # ---- report ----------------------------------------------------------------------------------
@@ -338,7 +364,9 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "## Throughput", "",
            f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
            "for afm, `logit_bias` on EOS for mlx_lm.server), "
-           f"{args.waves} x concurrency requests per row, temperature {args.temperature} "
+           f"{args.waves} x concurrency requests per row, median of {args.rounds} interleaved "
+           f"rounds (raw, afm, mlx_lm + BLAS each round; mlx_lm as installed in round 1), "
+           f"temperature {args.temperature} "
            "(greedy like the raw rows unless `--temperature` says otherwise). "
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
            "to the first content delta; ITL = gap between content deltas. Raw engine: "
@@ -395,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--waves", type=int, help="requests per row = waves x concurrency "
                         "(default 2; quick 1)")
     parser.add_argument("--raw-batches", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--rounds", type=int, help="interleaved rounds; figures are medians "
+                        "(default 3; quick 1)")
     parser.add_argument("--constrained-concurrency", type=int, default=8)
     parser.add_argument("--prefix-tokens", type=int, default=1000)
     parser.add_argument("--temperature", type=float, default=0.0,
@@ -408,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     args.tokens = args.tokens or (64 if args.quick else 128)
     args.concurrency = args.concurrency or ([1, 8] if args.quick else [1, 4, 8, 16])
     args.waves = args.waves or (1 if args.quick else 2)
+    args.rounds = args.rounds or (1 if args.quick else 3)
     out = args.out or (None if args.quick else ROOT / "BENCHMARKS.md")
     only = parse_only(args.only)
 
