@@ -504,8 +504,10 @@ class ChatEngine:
             inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
             pending = (list(seqs), self._launch(seqs, inputs, ahead=0))
         p_seqs, p_out = pending
-        if self._can_pipeline(p_seqs):
+        if self._can_pipeline(p_seqs, lazy=True):
             self._pending = (list(seqs), self._launch(seqs, p_out.tokens[:, None], ahead=1))
+        elif self._can_pipeline(p_seqs, lazy=False):
+            self._pending = (list(seqs), self._launch_after_accept(seqs, p_out))
         self._collect(p_seqs, p_out, tic)
         if any(s.finished for s in self._decoding) and self._pending is not None:
             # the step already launched includes rows that just finished: take it now
@@ -537,18 +539,37 @@ class ChatEngine:
             s.peak_memory = max(s.peak_memory, peak)
         self._on_tokens(seqs, out)
 
-    def _can_pipeline(self, launched: list[Sequence]) -> bool:
-        """Step k+1 may be built before step k's tokens are read: same rows as launched, no
-        newcomer waiting to join, and no row whose next sampling depends on step k's token
-        beyond the token itself (grammar state, penalty counts)."""
+    def _launch_after_accept(self, seqs: list[Sequence], out: SampleOutput) -> SampleOutput:
+        """Read step k's tokens, feed them to each row's sampling state and grammar, then launch
+        step k+1 (with fresh masks) before step k's text and events are produced."""
+        tokens = out.tokens.tolist()
+        for seq, token in zip(seqs, tokens, strict=True):
+            if seq.row is None:
+                continue
+            seq.row.accept(int(token))
+            constraint = seq.request.constraint
+            if constraint is not None:
+                try:
+                    constraint.accept(int(token))
+                except Exception as exc:  # noqa: BLE001 - fails only this request
+                    seq.error = f"grammar: {type(exc).__name__}: {exc}"
+            seq.pre_accepted = True
+        return self._launch(seqs, out.tokens[:, None], ahead=0)
+
+    def _can_pipeline(self, launched: list[Sequence], *, lazy: bool) -> bool:
+        """Step k+1 may be launched before step k's tokens become events: same rows as
+        launched and no newcomer waiting to join. ``lazy`` (build k+1 from k's still-lazy
+        tokens) also needs rows whose next sampling depends on nothing but the token itself
+        (no grammar state, no penalty counts)."""
         rows = self._decoding
         if self._prefilling or len(rows) != len(launched):
             return False
         for seq, other in zip(rows, launched, strict=True):
             row = seq.row
-            if (seq is not other or seq.finished or seq.error is not None or row is None
-                    or seq.request.constraint is not None
-                    or row.counts is not None or row.seen is not None):
+            if seq is not other or seq.finished or seq.error is not None or row is None:
+                return False
+            if lazy and (seq.request.constraint is not None
+                         or row.counts is not None or row.seen is not None):
                 return False
         return True
 
@@ -627,7 +648,9 @@ class ChatEngine:
         seq.last_token_at = now
         seq.generated.append(token)
         seq.last_token = token
-        seq.row.accept(token)
+        pre_accepted, seq.pre_accepted = seq.pre_accepted, False
+        if not pre_accepted:
+            seq.row.accept(token)
         metrics.generation_tokens.inc()
         reason: str | None = None
         text = ""
@@ -639,7 +662,8 @@ class ChatEngine:
                 reason = "stop"
         constraint = seq.request.constraint
         if constraint is not None and reason is None:
-            constraint.accept(token)
+            if not pre_accepted:
+                constraint.accept(token)
             if constraint.is_finished():
                 reason = "stop"
         if reason is None and (

@@ -43,6 +43,7 @@ class Sequence:
     peak_memory: int = 0
     finished: bool = False
     error: str | None = None  # set when a per-row callback failed during a step
+    pre_accepted: bool = False  # the last token already reached row state and grammar
 
     @property
     def prompt(self) -> list[int]:
