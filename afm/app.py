@@ -10,7 +10,6 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import connexion
@@ -22,13 +21,12 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 
 from afm.context import current_request_id
+from afm.contract import SPEC_PATH, load_spec
 from afm.errors import ApiError, envelope
 from afm.middleware import BodyLimitMiddleware, CorrelationMiddleware, CorsMiddleware
 from afm.settings import Settings
 
 log = logging.getLogger("afm")
-
-SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi" / "afm.yaml"
 
 STATUS_TYPES = {
     400: "invalid_request_error",
@@ -104,9 +102,7 @@ def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionRes
 
 @functools.cache
 def _allow_table() -> list[tuple[re.Pattern[str], str]]:
-    import yaml
-
-    return path_methods(yaml.safe_load(SPEC_PATH.read_text()))
+    return path_methods(load_spec())
 
 
 def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:

@@ -8,9 +8,15 @@ checks against the OpenAPI contract). Batches cannot stream, so ``body.stream`` 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from afm.contract import load_spec
+
+if TYPE_CHECKING:
+    from connexion.json_schema import Draft4RequestValidator
 
 ValidateBody = Callable[[str, dict[str, Any]], list[str]]
 
@@ -18,6 +24,28 @@ MAX_REQUESTS = 50_000
 """Most requests one batch may hold (OpenAI's limit)."""
 MAX_ERRORS = 100
 """Errors reported per file; validation stops counting after this many."""
+BODY_SCHEMAS = {
+    "/v1/chat/completions": "ChatCompletionRequest",
+    "/v1/completions": "CompletionRequest",
+    "/v1/embeddings": "EmbeddingRequest",
+}
+"""Endpoints a batch may target -> the contract schema of their request bodies."""
+
+
+@functools.cache
+def _validator(endpoint: str) -> Draft4RequestValidator:
+    from connexion.json_schema import Draft4RequestValidator, resolve_refs
+
+    spec = resolve_refs(load_spec())
+    return Draft4RequestValidator(spec["components"]["schemas"][BODY_SCHEMAS[endpoint]])
+
+
+def contract_violations(endpoint: str, body: dict[str, Any]) -> list[str]:
+    """A :data:`ValidateBody` checking a line's body against the contract. Thread-safe."""
+    if endpoint not in BODY_SCHEMAS:
+        return [f"endpoint {endpoint} is not supported for batches"]
+    errors = sorted(_validator(endpoint).iter_errors(body), key=lambda e: list(e.path))
+    return [f"{'.'.join(map(str, e.path)) or 'body'}: {e.message}" for e in errors[:5]]
 
 
 def _error(code: str, message: str, line: int | None, param: str | None) -> dict[str, Any]:

@@ -20,14 +20,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from afm.batch_validation import ValidateBody, validate_batch_file
-from afm.storage import (
-    TERMINAL,
-    NotFound,
-    Store,
-    error_record,
-    new_request_id,
-    output_record,
-)
+from afm.context import new_request_id
+from afm.errors import NotFound
+from afm.storage import TERMINAL, Store, error_record, output_record
 
 log = logging.getLogger(__name__)
 

@@ -143,16 +143,17 @@ class AppState:
             raise ValueError(f"--guided-json cannot be enforced: {exc}") from exc
 
     async def _start_batches(self) -> None:
+        from afm.batch_validation import contract_violations
         from afm.batch_worker import BatchWorker
         from afm.storage import Store
-        from handlers.batch_support import execute_line, validate_line_body
+        from serving.batch import execute_line
 
         data_dir = Path(self.settings.data_dir)
         self.store = await asyncio.to_thread(Store, data_dir)
         self.worker = BatchWorker(
             self.store,
             lambda endpoint, body, request_id: execute_line(self, endpoint, body, request_id),
-            validate_line_body,
+            contract_violations,
             concurrency=self.settings.batch_concurrency,
         )
         await self.worker.start()

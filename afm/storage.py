@@ -34,10 +34,11 @@ import secrets
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from afm.errors import InvalidRequest, NotFound
 
 UPLOAD_PURPOSES: frozenset[str] = frozenset({"batch"})
 """Purposes a client may upload with; the HTTP layer rejects the others."""
@@ -104,15 +105,10 @@ CREATE TABLE IF NOT EXISTS batch_results (
 
 
 class StorageError(Exception):
-    """Base class for storage errors."""
+    """The store cannot be used (its data directory is held by another process...).
 
-
-class NotFound(StorageError, LookupError):
-    """No file or batch with that id (HTTP 404)."""
-
-
-class InvalidRequest(StorageError, ValueError):
-    """The request cannot be applied as given (HTTP 400)."""
+    Unknown ids raise :class:`afm.errors.NotFound`, requests that cannot be applied
+    :class:`afm.errors.InvalidRequest`, as the API reports them."""
 
 
 class Conflict(StorageError):
@@ -122,11 +118,6 @@ class Conflict(StorageError):
 def new_id(prefix: str) -> str:
     """An id made of ``prefix`` and 24 lowercase hex characters."""
     return prefix + secrets.token_hex(12)
-
-
-def new_request_id() -> str:
-    """A request id in the server's own style: ``req_`` plus 12 hex characters."""
-    return "req_" + uuid.uuid4().hex[:12]
 
 
 def _fsync(fd: int) -> None:

@@ -11,7 +11,8 @@ from afm import storage
 from afm.state import get_state
 from generated.models import Batch, BatchCompletionsRequest, BatchList, CreateBatchRequest
 from handlers.files import in_store
-from handlers.responses import json_response
+from handlers.replies import json_response, sse_response
+from serving.batch import batch_completions
 
 
 async def create_batch(body: dict[str, Any]) -> Response:
@@ -52,7 +53,5 @@ async def cancel_batch(batch_id: str) -> Response:
 
 
 async def create_batch_completions(body: dict[str, Any]) -> Response:
-    from handlers.batch_support import stream_batch_completions
-
     req = BatchCompletionsRequest.model_validate(body)
-    return await stream_batch_completions(get_state(), req)
+    return sse_response(batch_completions(get_state(), req))

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from starlette.datastructures import UploadFile
@@ -18,28 +17,16 @@ from afm import storage
 from afm.errors import InvalidRequest, NotFound, PayloadTooLarge
 from afm.state import AppState, get_state
 from generated.models import DeletedFile, FileList, FileObject
-from handlers.responses import json_response
+from handlers.replies import json_response
 
 T = TypeVar("T")
 
 
-@contextmanager
-def storage_errors() -> Iterator[None]:
-    """Map storage exceptions to API errors."""
-    try:
-        yield
-    except storage.NotFound as exc:
-        raise NotFound(str(exc)) from exc
-    except storage.InvalidRequest as exc:
-        raise InvalidRequest(str(exc)) from exc
-
-
 async def in_store(state: AppState, fn: Callable[[storage.Store], T]) -> T:
-    """Run a blocking storage call off the event loop, mapping its errors."""
+    """Run a blocking storage call off the event loop (its errors are API errors)."""
     if state.store is None:
         raise NotFound("File storage is not available")
-    with storage_errors():
-        return await asyncio.to_thread(fn, state.store)
+    return await asyncio.to_thread(fn, state.store)
 
 
 async def create_file(body: dict[str, Any], file: UploadFile | None = None) -> Response:

@@ -7,7 +7,7 @@ from starlette.responses import Response
 from afm.errors import NotFound
 from afm.state import AppState, get_state
 from generated.models import Model, ModelList
-from handlers.responses import json_response
+from handlers.replies import json_response
 
 
 def _models(state: AppState) -> list[Model]:

@@ -6,7 +6,7 @@ from starlette.responses import Response
 
 from afm.state import get_state
 from generated.models import Health
-from handlers.responses import json_response
+from handlers.replies import json_response
 
 
 async def get_health() -> Response:

@@ -1,0 +1,236 @@
+"""Chat completions: ChatCompletionRequest -> ChatSpec (translator) and engine output ->
+`chat.completion` objects and `chat.completion.chunk` stream events (shapers)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from afm.context import current_request_id
+from afm.errors import InvalidRequest
+from engine.output import Delta
+from engine.types import GenerationStats, TokenLogprob
+from generated.models import ChatCompletionRequest
+from serving import ids
+from serving.prepare import ChatSpec, Prepared
+from serving.run import OpenedGeneration, finish_reason, generate_all
+from serving.sampling import SamplingFields
+from serving.usage import PROFILE_MODES, afm_profile, timings, usage
+from serving.values import plain
+
+if TYPE_CHECKING:
+    from afm.state import AppState
+
+log = logging.getLogger("afm.chat")
+
+
+# ---------------------------------------------------------------- translator
+def _part_text(part: Any, where: str) -> str:
+    kind = plain(part.type)
+    if kind == "text":
+        if not isinstance(part.text, str):
+            raise InvalidRequest(f"{where} has type 'text' but no 'text' string", param=where)
+        return part.text
+    raise InvalidRequest(
+        f"{where} is an '{kind}' part, but the loaded model takes text only; remove the "
+        "part or run a multimodal model", param=where)
+
+
+def template_messages(messages: list[Any]) -> list[dict[str, Any]]:
+    """OpenAI chat messages -> the shape chat templates take: developer -> system, parts
+    joined, tool calls and tool results kept for multi-turn tool conversations."""
+    out: list[dict[str, Any]] = []
+    for i, message in enumerate(messages):
+        message = getattr(message, "root", message)
+        role = plain(message.role)
+        role = "system" if role == "developer" else role
+        content = message.content
+        if isinstance(content, list):
+            content = "".join(_part_text(p, f"messages[{i}].content[{j}]")
+                              for j, p in enumerate(content))
+        if content is None and role != "assistant":
+            raise InvalidRequest(f"messages[{i}] ({role}) needs content",
+                                 param=f"messages[{i}].content")
+        item: dict[str, Any] = {"role": role, "content": content}
+        if role == "assistant":
+            calls = getattr(message, "tool_calls", None)
+            if calls:
+                item["tool_calls"] = [
+                    {"id": c.id, "type": "function",
+                     "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                    for c in calls]
+            elif content is None:
+                raise InvalidRequest(f"messages[{i}] (assistant) needs content or tool_calls",
+                                     param=f"messages[{i}].content")
+            if getattr(message, "reasoning_content", None):
+                item["reasoning_content"] = message.reasoning_content
+        if role == "tool" and getattr(message, "tool_call_id", None):
+            item["tool_call_id"] = message.tool_call_id
+        if getattr(message, "name", None):
+            item["name"] = message.name
+        out.append(item)
+    return out
+
+
+def function_tools(tools: list[Any] | None) -> list[dict[str, Any]] | None:
+    """Typed function tools as plain data (None when there are none)."""
+    return [plain(t) for t in tools] if tools else None
+
+
+def to_spec(req: ChatCompletionRequest, *, priority: int = 0) -> ChatSpec:
+    """The translator: a chat completion request in engine terms."""
+    response_format = plain(req.response_format)
+    if response_format is not None and response_format.get("type") == "json_schema" \
+            and not isinstance(response_format.get("json_schema"), dict):
+        raise InvalidRequest("response_format json_schema needs 'json_schema'",
+                             param="response_format.json_schema")
+    effort = plain(req.reasoning_effort)
+    return ChatSpec(
+        messages=template_messages(req.messages),
+        sampling=SamplingFields.of(req),
+        tools=function_tools(req.tools),
+        tool_choice=plain(req.tool_choice),
+        parallel_tool_calls=req.parallel_tool_calls is not False,
+        response_format=response_format,
+        reasoning_effort=effort,
+        template_kwargs=req.chat_template_kwargs,
+        logprobs=bool(req.logprobs),
+        top_logprobs=req.top_logprobs or 0,
+        priority=priority,
+    )
+
+
+def include_usage(req: ChatCompletionRequest | Any) -> bool:
+    """Streams end with a usage chunk unless `stream_options.include_usage` is false."""
+    options = req.stream_options
+    return options is None or options.include_usage is not False
+
+
+# ---------------------------------------------------------------- shapers
+def tool_call_json(call: Any) -> dict[str, Any]:
+    return {"id": call.id, "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments_json}}
+
+
+def logprob_json(lp: TokenLogprob) -> dict[str, Any]:
+    return {"token": lp.token, "logprob": lp.logprob, "bytes": lp.bytes,
+            "top_logprobs": [{"token": t.token, "logprob": t.logprob, "bytes": t.bytes}
+                             for t in lp.top_logprobs]}
+
+
+def error_payload(message: str, type: str = "internal_error") -> dict[str, Any]:
+    """The error object carried by a stream's error chunk."""
+    return {"message": message, "type": type, "code": None, "request_id": current_request_id()}
+
+
+def _header(state: AppState) -> dict[str, Any]:
+    return {"created": ids.now(), "model": state.model_id,
+            "system_fingerprint": ids.fingerprint(state.model_id)}
+
+
+async def complete(state: AppState, p: Prepared, profile: str = "") -> dict[str, Any]:
+    """Run a chat request to the end and shape the `chat.completion` object."""
+    done = await generate_all(state.require_engine(), p.request, state.settings.queue_timeout)
+    parser = p.output_parser()
+    parser.feed(done.text)
+    final = parser.finish()
+    message: dict[str, Any] = {"role": "assistant", "content": final.content}
+    if final.reasoning_content is not None:
+        message["reasoning_content"] = final.reasoning_content
+    if final.tool_calls:
+        message["tool_calls"] = [tool_call_json(c) for c in final.tool_calls]
+    result: dict[str, Any] = {
+        "id": ids.new_id("chatcmpl-"), "object": "chat.completion", **_header(state),
+        "choices": [{
+            "index": 0,
+            "message": message,
+            "logprobs": ({"content": [logprob_json(lp) for lp in done.logprobs]}
+                         if p.logprobs else None),
+            "finish_reason": finish_reason(done.final.finish_reason, bool(final.tool_calls)),
+        }],
+        "usage": usage(done.stats),
+        "timings": timings(done.stats),
+    }
+    if profile in PROFILE_MODES:
+        result["afm_profile"] = afm_profile(state, done.stats, profile)
+    return result
+
+
+def delta_json(delta: Delta) -> dict[str, Any]:
+    """An output delta as a chunk's `delta` object."""
+    out: dict[str, Any] = {}
+    if delta.content is not None:
+        out["content"] = delta.content
+    if delta.reasoning_content is not None:
+        out["reasoning_content"] = delta.reasoning_content
+    if delta.tool_call is not None:
+        tc = delta.tool_call
+        call: dict[str, Any] = {"index": tc.index}
+        if tc.id is not None:
+            call.update(id=tc.id, type="function",
+                        function={"name": tc.name, "arguments": tc.arguments})
+        else:
+            call["function"] = {"arguments": tc.arguments}
+        out["tool_calls"] = [call]
+    return out
+
+
+async def stream(state: AppState, p: Prepared, *, with_usage: bool = True,
+                 profile: str = "") -> AsyncIterator[dict[str, Any]]:
+    """Admit the request (503 surfaces here, before any output), then return the
+    `chat.completion.chunk` events; errors after that become an error chunk."""
+    opened = await OpenedGeneration.open(state.require_engine(), p.request,
+                                         state.settings.queue_timeout, p.output_parser())
+    return _chunks(state, p, opened, with_usage, profile)
+
+
+async def _chunks(state: AppState, p: Prepared, opened: OpenedGeneration, with_usage: bool,
+                  profile: str) -> AsyncIterator[dict[str, Any]]:
+    base = {"id": ids.new_id("chatcmpl-"), "object": "chat.completion.chunk", **_header(state)}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None,
+              logprobs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        lps = {"content": logprobs or []} if p.logprobs else None
+        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": lps,
+                                     "finish_reason": finish}]}
+
+    def error_chunk(content: str, error: dict[str, Any]) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": {"content": content},
+                                     "logprobs": None, "finish_reason": "error"}],
+                "error": error}
+
+    has_calls = has_content = False
+    try:
+        # content null until text comes: a calls-only turn accumulates to content null, as
+        # the JSON reply has it
+        yield chunk({"role": "assistant", "content": None})
+        final = None
+        async for step in opened.steps():
+            lps = [logprob_json(lp) for lp in step.logprobs]
+            for i, delta in enumerate(step.deltas):
+                has_calls = has_calls or delta.tool_call is not None
+                has_content = has_content or delta.content is not None
+                yield chunk(delta_json(delta), logprobs=lps if i == 0 else None)
+            if lps and not step.deltas:
+                yield chunk({}, logprobs=lps)
+            final = step.final
+        assert final is not None
+        stats = final.stats or GenerationStats()
+        if final.finish_reason == "error":
+            log.error("request %s failed mid-stream: %s", p.request.request_id, final.error)
+            yield error_chunk(f"[error] {final.error}",
+                              error_payload(f"Generation failed: {final.error}"))
+        else:
+            # an empty answer without calls: content "", as in the JSON reply
+            yield chunk({} if has_calls or has_content else {"content": ""},
+                        finish_reason(final.finish_reason, has_calls))
+        if with_usage:
+            yield {**base, "choices": [], "usage": usage(stats), "timings": timings(stats)}
+        if profile in PROFILE_MODES:
+            yield {**base, "choices": [], "afm_profile": afm_profile(state, stats, profile)}
+    except Exception as exc:  # noqa: BLE001 - an error after 200 becomes an error chunk
+        log.exception("request %s: stream failed", p.request.request_id)
+        yield error_chunk("[error] internal error", error_payload(str(exc)))
+    finally:
+        await opened.aclose()

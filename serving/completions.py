@@ -1,0 +1,121 @@
+"""Text completions: CompletionRequest -> GenerationRequest (translator) and engine output ->
+`text_completion` objects and stream events (shapers)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from afm.errors import InvalidRequest
+from engine.types import GenerationRequest, GenerationStats, TokenLogprob
+from generated.models import CompletionRequest
+from serving import ids
+from serving.chat import error_payload
+from serving.run import OpenedGeneration, generate_all
+from serving.sampling import SamplingFields, sampling_params
+from serving.usage import timings, usage
+from serving.values import plain
+
+if TYPE_CHECKING:
+    from afm.state import AppState
+
+
+async def to_request(state: AppState, req: CompletionRequest, request_id: str, *,
+                     priority: int = 0) -> GenerationRequest:
+    """The translator: tokenise the prompt and merge sampling fields (400 when refused)."""
+    engine = state.require_engine()
+    s = state.settings
+    if req.echo:
+        raise InvalidRequest("echo=true is not supported", param="echo")
+    if req.logprobs is not None and req.logprobs > s.max_logprobs:
+        raise InvalidRequest(f"logprobs may be at most {s.max_logprobs} on this server",
+                             param="logprobs")
+    prompt = plain(req.prompt)
+    if isinstance(prompt, str):
+        # like vLLM and mlx-lm: the tokenizer's own special tokens (a BOS, where it has one)
+        tokens = await asyncio.to_thread(engine.encode, prompt, True)
+    else:
+        bad = [t for t in prompt if not 0 <= t < engine.vocab_size]
+        if bad:
+            raise InvalidRequest(f"Token id {bad[0]} is outside the vocabulary", param="prompt")
+        tokens = list(prompt)
+    params = sampling_params(s, SamplingFields.of(req), prompt_tokens=len(tokens),
+                             max_context=engine.max_context,
+                             logprobs=req.logprobs is not None, top_logprobs=req.logprobs or 0,
+                             prompt_param="prompt")
+    return GenerationRequest(request_id=request_id, prompt_tokens=tokens, params=params,
+                             priority=priority)
+
+
+def legacy_logprobs(lps: list[TokenLogprob], offset0: int) -> dict[str, Any]:
+    """Token logprobs in the completions API's column layout."""
+    offsets, pos = [], offset0
+    for lp in lps:
+        offsets.append(pos)
+        pos += len(lp.token)
+    return {"tokens": [lp.token for lp in lps], "token_logprobs": [lp.logprob for lp in lps],
+            "top_logprobs": [{t.token: t.logprob for t in lp.top_logprobs} for lp in lps],
+            "text_offset": offsets}
+
+
+def _base(state: AppState) -> dict[str, Any]:
+    return {"id": ids.new_id("cmpl-"), "object": "text_completion", "created": ids.now(),
+            "model": state.model_id, "system_fingerprint": ids.fingerprint(state.model_id)}
+
+
+async def complete(state: AppState, request: GenerationRequest) -> dict[str, Any]:
+    """Run to the end and shape the `text_completion` object."""
+    done = await generate_all(state.require_engine(), request, state.settings.queue_timeout)
+    return {
+        **_base(state),
+        "choices": [{"index": 0, "text": done.text,
+                     "logprobs": (legacy_logprobs(done.logprobs, 0) if request.params.logprobs
+                                  else None),
+                     "finish_reason": done.final.finish_reason}],
+        "usage": usage(done.stats), "timings": timings(done.stats),
+    }
+
+
+async def stream(state: AppState, request: GenerationRequest, *,
+                 with_usage: bool = True) -> AsyncIterator[dict[str, Any]]:
+    """Admit the request (503 surfaces here), then return its stream events."""
+    opened = await OpenedGeneration.open(state.require_engine(), request,
+                                         state.settings.queue_timeout)
+    return _chunks(state, request, opened, with_usage)
+
+
+async def _chunks(state: AppState, request: GenerationRequest, opened: OpenedGeneration,
+                  with_usage: bool) -> AsyncIterator[dict[str, Any]]:
+    base = _base(state)
+
+    def chunk(text: str, finish: str | None, lps: dict[str, Any] | None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "text": text, "logprobs": lps,
+                                     "finish_reason": finish}]}
+
+    def error_chunk(text: str, message: str) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "text": text, "logprobs": None,
+                                     "finish_reason": "error"}],
+                "error": error_payload(message)}
+
+    offset = 0
+    try:
+        final = None
+        async for step in opened.steps():
+            final, text = step.final, step.text
+            lps = legacy_logprobs(step.logprobs, offset) if request.params.logprobs else None
+            if text or step.logprobs:
+                yield chunk(text, None, lps)
+                offset += len(text)
+        assert final is not None
+        stats = final.stats or GenerationStats()
+        if final.finish_reason == "error":
+            yield error_chunk(f"[error] {final.error}", str(final.error))
+        else:
+            yield chunk("", final.finish_reason, None)
+        if with_usage:
+            yield {**base, "choices": [], "usage": usage(stats)}
+    except Exception as exc:  # noqa: BLE001 - after 200, errors become an error chunk
+        yield error_chunk("[error] internal error", str(exc))
+    finally:
+        await opened.aclose()

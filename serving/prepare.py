@@ -1,0 +1,198 @@
+"""A surface-neutral chat request -> everything the engine and the output parser need.
+
+Each chat-like surface (chat completions, and later responses and messages) translates its own
+request model into a :class:`ChatSpec`; :func:`prepare` does the rest once: server defaults,
+reasoning controls, the chat template, tokenisation, the context check, sampling parameters
+and the grammar constraint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from afm.errors import InvalidRequest
+from engine.output import OutputProcessor
+from engine.types import GenerationRequest
+from serving.sampling import SamplingFields, sampling_params
+
+if TYPE_CHECKING:
+    from afm.state import AppState
+
+EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "max": "max"}
+"""OpenAI efforts -> the DeepSeek-style template control's names."""
+
+ToolChoice = str | dict[str, Any] | None
+"""`auto` / `none` / `required`, `{"type": "function", "function": {"name": ...}}`, or None."""
+
+
+@dataclass
+class ChatSpec:
+    """A chat request in engine terms, whatever API surface it came from.
+
+    ``messages`` are in the shape chat templates take (role, content text, tool_calls...);
+    ``tools`` are OpenAI function tools as plain data; ``response_format`` is OpenAI's.
+    """
+
+    messages: list[dict[str, Any]]
+    sampling: SamplingFields = field(default_factory=SamplingFields)
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: ToolChoice = None
+    parallel_tool_calls: bool = True
+    response_format: dict[str, Any] | None = None
+    reasoning_effort: str | None = None
+    template_kwargs: dict[str, Any] | None = None
+    logprobs: bool = False
+    top_logprobs: int = 0
+    priority: int = 0
+
+    @property
+    def active_tools(self) -> list[dict[str, Any]] | None:
+        """The tools the model may call (none when tool_choice is `none`)."""
+        return self.tools if self.tools and self.tool_choice != "none" else None
+
+
+@dataclass
+class Prepared:
+    """A validated request, ready for the engine, and how to parse its output."""
+
+    request: GenerationRequest
+    tools: list[dict[str, Any]] | None
+    tool_format: str
+    parallel_tool_calls: bool
+    reasoning_started: bool
+    parse_reasoning: bool
+    logprobs: bool
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def output_parser(self) -> OutputProcessor:
+        """A fresh parser splitting the model's text into content, reasoning and tool calls."""
+        return OutputProcessor(self.tool_format, self.tools, self.reasoning_started,
+                               bool(self.tools), parallel_tool_calls=self.parallel_tool_calls,
+                               parse_reasoning=self.parse_reasoning)
+
+
+def check_tool_choice(tools: list[dict[str, Any]] | None, choice: ToolChoice,
+                      param: str = "tool_choice") -> None:
+    """A named choice must name one of the tools; `required` needs a tool."""
+    names = {t["function"]["name"] for t in tools or []}
+    if isinstance(choice, dict):
+        name = (choice.get("function") or {}).get("name")
+        if name not in names:
+            raise InvalidRequest(f"tool_choice names function {name!r}, which is not among "
+                                 "tools", param=param)
+    elif choice == "required" and not names:
+        raise InvalidRequest("tool_choice 'required' needs at least one tool", param=param)
+
+
+def template_kwargs(state: AppState, effort: str | None,
+                    request_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """Server defaults < --no-think < reasoning effort < request chat_template_kwargs;
+    an explicit enable_thinking=false in the request stays authoritative."""
+    from engine.reasoning import resolve_template_kwargs
+
+    s = state.settings
+    effort = effort or s.reasoning_effort
+    kwargs = dict(request_kwargs or {})
+    if effort == "none":
+        kwargs.setdefault("enable_thinking", False)
+        effort = None
+    return resolve_template_kwargs(s.default_chat_template_kwargs, kwargs,
+                                   EFFORT_MAP.get(effort) if effort else None, s.no_think)
+
+
+def normalise_messages(messages: list[dict[str, Any]],
+                       instructions: str | None) -> list[dict[str, Any]]:
+    """Template-shaped messages with `--instructions` as the system prompt when none is given."""
+    out = list(messages)
+    if instructions and not any(m["role"] == "system" for m in out):
+        out.insert(0, {"role": "system", "content": instructions})
+    return out
+
+
+async def render_tokens(state: AppState, messages: list[dict[str, Any]],
+                        tools: list[dict[str, Any]] | None, kwargs: dict[str, Any],
+                        add_generation_prompt: bool = True) -> tuple[str, list[int]]:
+    """The chat template's prompt text and its tokens (400 when the template refuses)."""
+    from jinja2 import TemplateError
+
+    from engine.templating import render_prompt
+
+    engine = state.require_engine()
+    try:
+        text = await asyncio.to_thread(render_prompt, engine.tokenizer,
+                                       normalise_messages(messages, state.settings.instructions),
+                                       tools, kwargs, add_generation_prompt)
+    except TemplateError as exc:
+        raise InvalidRequest(f"The chat template rejected these messages: {exc}",
+                             param="messages") from exc
+    return text, await asyncio.to_thread(engine.encode, text)
+
+
+def _is_strict(response_format: dict[str, Any] | None,
+               tools: list[dict[str, Any]] | None) -> bool:
+    strict_schema = bool(response_format and response_format.get("type") == "json_schema"
+                         and (response_format.get("json_schema") or {}).get("strict"))
+    return strict_schema or any((t.get("function") or {}).get("strict") for t in tools or [])
+
+
+def _response_format(state: AppState, spec: ChatSpec) -> dict[str, Any] | None:
+    """The request's format wins; --guided-json applies only when the request has none."""
+    if spec.response_format is not None:
+        return spec.response_format
+    if state.settings.guided_json is not None:
+        return {"type": "json_schema",
+                "json_schema": {"name": "guided_json", "schema": state.settings.guided_json,
+                                "strict": True}}
+    return None
+
+
+async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
+    """Validate and translate a chat spec (400 for anything the engine cannot honour)."""
+    from engine.grammar import GrammarError, build_constraint
+    from engine.reasoning import reasoning_state, thinking_enabled
+
+    engine = state.require_engine()
+    s = state.settings
+    if spec.top_logprobs > s.max_logprobs:
+        raise InvalidRequest(f"top_logprobs may be at most {s.max_logprobs} on this server "
+                             "(--max-logprobs)", param="top_logprobs")
+    if spec.top_logprobs and not spec.logprobs:
+        raise InvalidRequest("top_logprobs requires logprobs=true", param="top_logprobs")
+    check_tool_choice(spec.tools, spec.tool_choice)
+    tools = spec.active_tools
+    kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
+    prompt_text, prompt_tokens = await render_tokens(state, spec.messages, tools, kwargs)
+    reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs))
+    params = sampling_params(s, spec.sampling, prompt_tokens=len(prompt_tokens),
+                             max_context=engine.max_context, logprobs=spec.logprobs,
+                             top_logprobs=spec.top_logprobs)
+    response_format = _response_format(state, spec)
+    headers: dict[str, str] = {}
+    constraint = None
+    if s.grammar_constraints:
+        try:
+            constraint = await asyncio.to_thread(
+                build_constraint, state.grammar, response_format=response_format,
+                tools=tools, tool_choice=spec.tool_choice,
+                parallel_tool_calls=spec.parallel_tool_calls, tool_format=state.tool_format,
+                reasoning=reasoning.expected and not s.raw,
+                reasoning_started=reasoning.started)
+        except GrammarError as exc:
+            raise InvalidRequest(f"Cannot enforce this request's structure: {exc}",
+                                 param="response_format" if response_format else "tools",
+                                 code="unsupported_schema") from exc
+    elif _is_strict(response_format, tools):
+        headers["X-Grammar-Constraints"] = "downgraded"
+    return Prepared(
+        request=GenerationRequest(request_id=request_id, prompt_tokens=prompt_tokens,
+                                  params=params, constraint=constraint, priority=spec.priority),
+        tools=tools,
+        tool_format=state.tool_format,
+        parallel_tool_calls=spec.parallel_tool_calls,
+        reasoning_started=reasoning.started,
+        parse_reasoning=not s.raw,
+        logprobs=spec.logprobs,
+        headers=headers,
+    )

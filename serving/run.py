@@ -1,0 +1,133 @@
+"""Running a request on the engine: admission (capacity errors -> 503 before any output),
+and collecting a whole generation for non-streamed replies."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from afm.errors import ApiError, ServiceUnavailable, server_busy
+from engine.output import Delta, OutputProcessor
+from engine.types import (
+    EngineUnavailableError,
+    GenerationEvent,
+    GenerationRequest,
+    GenerationStats,
+    ServerBusyError,
+    TokenLogprob,
+)
+
+if TYPE_CHECKING:
+    from engine.chat_engine import ChatEngine
+
+
+async def first_event(stream: AsyncIterator[GenerationEvent],
+                      queue_timeout: float) -> GenerationEvent:
+    """Wait for admission and the first event, mapping capacity failures to 503."""
+    try:
+        return await anext(stream)
+    except ServerBusyError as exc:
+        raise server_busy(queue_timeout) from exc
+    except EngineUnavailableError as exc:
+        raise ServiceUnavailable(str(exc), type="backend_unavailable",
+                                 code="backend_unavailable") from exc
+
+
+@dataclass
+class Generated:
+    """A whole generation: its text, per-token logprobs and the final event."""
+
+    text: str
+    logprobs: list[TokenLogprob]
+    final: GenerationEvent
+
+    @property
+    def stats(self) -> GenerationStats:
+        return self.final.stats or GenerationStats()
+
+    @property
+    def finish_reason(self) -> str:
+        return self.final.finish_reason or "stop"
+
+
+async def generate_all(engine: ChatEngine, request: GenerationRequest,
+                       queue_timeout: float) -> Generated:
+    """Run a request to its end (503 on capacity, 500 on an engine error)."""
+    stream = engine.generate(request)
+    try:
+        event = await first_event(stream, queue_timeout)
+        text: list[str] = []
+        logprobs: list[TokenLogprob] = []
+        while True:
+            text.append(event.text)
+            logprobs.extend(event.logprobs)
+            if event.finish_reason is not None:
+                break
+            event = await anext(stream)
+    finally:
+        await stream.aclose()
+    if event.finish_reason == "error":
+        raise ApiError(f"Generation failed: {event.error}")
+    return Generated("".join(text), logprobs, event)
+
+
+@dataclass
+class Step:
+    """What one engine event adds to a streamed reply: its raw text, the parsed deltas (when a
+    parser is given), token logprobs and, on the last step, the final event (finish reason,
+    stats, error)."""
+
+    text: str
+    deltas: list[Delta]
+    logprobs: list[TokenLogprob]
+    final: GenerationEvent | None = None
+
+
+class OpenedGeneration:
+    """A generation admitted by the engine (its first event received), read step by step.
+
+    Opening waits for admission, so capacity errors (503) surface before a stream's 200.
+    """
+
+    def __init__(self, stream: AsyncIterator[GenerationEvent], first: GenerationEvent,
+                 parser: OutputProcessor | None) -> None:
+        self._stream = stream
+        self._first: GenerationEvent | None = first
+        self._parser = parser
+
+    @classmethod
+    async def open(cls, engine: ChatEngine, request: GenerationRequest, queue_timeout: float,
+                   parser: OutputProcessor | None = None) -> OpenedGeneration:
+        stream = engine.generate(request)
+        try:
+            first = await first_event(stream, queue_timeout)
+        except BaseException:
+            await stream.aclose()
+            raise
+        return cls(stream, first, parser)
+
+    async def steps(self) -> AsyncIterator[Step]:
+        """Each event as a :class:`Step`; the last has ``final`` set."""
+        event = self._first
+        self._first = None
+        while event is not None:
+            text = event.text
+            deltas = self._parser.feed(text) if self._parser and text else []
+            if event.finish_reason is not None:
+                if self._parser is not None:
+                    deltas += self._parser.flush()
+                yield Step(text, deltas, event.logprobs, event)
+                return
+            yield Step(text, deltas, event.logprobs)
+            event = await anext(self._stream)
+
+    async def aclose(self) -> None:
+        """Close the engine stream (cancels the request if it is still running)."""
+        await self._stream.aclose()
+
+
+def finish_reason(reason: str | None, has_calls: bool) -> str:
+    """The engine's reason, as `tool_calls` when a turn that stopped made calls."""
+    reason = reason or "stop"
+    return "tool_calls" if has_calls and reason == "stop" else reason
