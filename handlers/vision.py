@@ -12,6 +12,7 @@ import platform
 from typing import Any
 
 from afm.errors import InvalidRequest, ServiceUnavailable
+from generated.models import OcrRequest
 
 
 def _decode_image(image: str) -> bytes:
@@ -26,7 +27,7 @@ def _decode_image(image: str) -> bytes:
 
 
 async def create_ocr(body: dict[str, Any]) -> None:
-    _decode_image(body["image"])
+    _decode_image(OcrRequest.model_validate(body).image)
     raise ServiceUnavailable(
         f"Apple Vision is not available on this host ({platform.system()}); run AFM on macOS "
         "for OCR", type="vision_unavailable", code="vision_unavailable")

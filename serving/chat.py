@@ -7,6 +7,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from pydantic import RootModel
+
 from afm.context import current_request_id
 from afm.errors import InvalidRequest
 from engine.output import Delta
@@ -42,7 +44,7 @@ def template_messages(messages: list[Any]) -> list[dict[str, Any]]:
     joined, tool calls and tool results kept for multi-turn tool conversations."""
     out: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
-        message = getattr(message, "root", message)
+        message = message.root if isinstance(message, RootModel) else message
         role = plain(message.role)
         role = "system" if role == "developer" else role
         content = message.content
