@@ -21,6 +21,7 @@ from typing import Any
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.engine_loop import EngineLoop
+from engine.model_runner import ModelRunner
 from engine.sequence import QueueTimeout, Sequence
 from engine.templating import render_tokens
 from engine.types import (
@@ -55,21 +56,60 @@ class ChatEngine:
         self._load_error: BaseException | None = None
         self._closed = False
         self._work: EngineLoop | None = None  # set on the engine thread once the model is loaded
-        # set from the loaded model before the constructor returns
-        self.model: Any = None
-        self.tokenizer: Any = None
-        self.model_type: str | None = None
-        self.vocab_size = 0
-        self.max_context = 0
-        self.eos_token_ids: set[int] = set()
-        self.token_table: TokenTable | None = None
-        self.weights_bytes = 0
         self._thread = threading.Thread(target=self._run, name="afm-engine", daemon=True)
         self._thread.start()
         self._ready.wait()
         if self._load_error is not None:
             raise self._load_error
         _LIVE_ENGINES.add(self)
+
+    # ----------------------------------------------------------------- the loaded model
+
+    @property
+    def _runner(self) -> ModelRunner:
+        assert self._work is not None, "the model is not loaded"
+        return self._work.runner
+
+    @property
+    def model(self) -> Any:
+        return self._runner.model
+
+    @property
+    def tokenizer(self) -> Any:
+        """The mlx-lm ``TokenizerWrapper``."""
+        return self._runner.tokenizer
+
+    @property
+    def model_type(self) -> str | None:
+        """The config's ``model_type`` (e.g. ``qwen3``), if any."""
+        return self._runner.model_type
+
+    @property
+    def vocab_size(self) -> int:
+        return self._runner.vocab_size
+
+    @property
+    def max_context(self) -> int:
+        return self._runner.max_context
+
+    @property
+    def eos_token_ids(self) -> set[int]:
+        """Token ids that end generation (unless a request sets ``ignore_eos``)."""
+        assert self._work is not None, "the model is not loaded"
+        return self._work.emitter.eos_token_ids
+
+    @eos_token_ids.setter
+    def eos_token_ids(self, ids: set[int]) -> None:
+        assert self._work is not None, "the model is not loaded"
+        self._work.emitter.eos_token_ids = set(ids)
+
+    @property
+    def token_table(self) -> TokenTable:
+        return self._runner.token_table
+
+    @property
+    def weights_bytes(self) -> int:
+        return self._runner.weights_bytes
 
     # ----------------------------------------------------------------- caller-facing API
 
@@ -156,15 +196,6 @@ class ChatEngine:
             self._load_error = exc
             self._ready.set()
             return
-        runner = work.runner
-        self.model = runner.model
-        self.tokenizer = runner.tokenizer
-        self.model_type = runner.model_type
-        self.vocab_size = runner.vocab_size
-        self.max_context = runner.max_context
-        self.eos_token_ids = runner.eos_token_ids
-        self.token_table = runner.token_table
-        self.weights_bytes = runner.weights_bytes
         self._work = work
         self._ready.set()
         work.run()
