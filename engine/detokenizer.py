@@ -19,10 +19,10 @@ from mlx_lm.tokenizer_utils import (
     _byte_decoder,
 )
 
-VISIBLE_MARKERS = frozenset({
-    "<think>", "</think>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]",
-    "<|python_tag|>",
-})
+from engine.reasoning import THINK_END, THINK_START
+from engine.tool_formats import marker_tokens
+
+VISIBLE_MARKERS = frozenset({THINK_START, THINK_END}) | marker_tokens()
 
 
 class TokenTable:

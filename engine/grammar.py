@@ -23,7 +23,8 @@ What is enforced:
 - ``is_finished()`` turns True once the grammar is complete and allows nothing but a stop token
   (or a stop token was accepted). ``fill_bitmask`` leaves the row untouched when it returns False
   (the engine pre-fills rows with -1).
-- Cost per step (32k vocabulary): ~1.5 us fill + ~1.5 us accept; see :func:`measure_mask_overhead`.
+- Cost per step (32k vocabulary): ~1.5 us fill + ~1.5 us accept; see
+  ``tools/bench_lib/mask_overhead.py``.
 
 Schemas the grammar engine cannot enforce raise :class:`GrammarError` (see
 :data:`UNSUPPORTED_KEYWORDS`, unknown string ``format``s, remote ``$ref``s, ``allOf`` with more
@@ -36,7 +37,6 @@ import json
 import logging
 import re
 import threading
-import time
 from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
@@ -45,7 +45,7 @@ import numpy as np
 import xgrammar as xgr
 
 from engine.reasoning import THINK_END, THINK_START
-from engine.tool_calls import check_format
+from engine.tool_formats import ToolCallFormat, get_format, marker_tokens
 
 log = logging.getLogger(__name__)
 
@@ -173,8 +173,7 @@ def json_ebnf(schema: Any, where: str = "schema") -> str:
 
 
 # Special tokens whose text the reasoning and tool-call parsers need (never masked as textless).
-_MARKERS = frozenset({THINK_START, THINK_END, "<tool_call>", "</tool_call>", "[TOOL_CALLS]",
-                      "[ARGS]", "<|python_tag|>"})
+_MARKERS = frozenset({THINK_START, THINK_END}) | marker_tokens()
 
 
 def _textless_ids(tok: Any, vocab_size: int) -> set[int]:
@@ -260,6 +259,14 @@ class GrammarCompilerCache:
             while len(self._compiled) > self._max:
                 self._compiled.popitem(last=False)
         return compiled
+
+    def clear(self) -> None:
+        """Forget every compiled grammar (here, in the compiler and the schema EBNF cache), so
+        the next build compiles cold."""
+        _json_ebnf_cached.cache_clear()
+        self.compiler.clear_cache()
+        with self._lock:
+            self._compiled.clear()
 
     def allocate_bitmask(self, batch: int = 1) -> np.ndarray:
         """A zeroed int32 bitmask of shape [batch, ceil(vocab/32)]."""
@@ -363,94 +370,24 @@ def _tool_params(fn: dict) -> Any:
     return {"type": "object", "properties": {}} if params is None else params
 
 
-def _call_tag(fmt: str, fn: dict) -> dict:
+def _call_tag(fmt: ToolCallFormat, fn: dict) -> dict:
+    """The structural tag of one call to ``fn``, its arguments constrained by its schema."""
     name = fn["name"]
     where = f"tool {name!r} parameters"
     params = _tool_params(fn)
-    qname = json.dumps(name, ensure_ascii=False)[1:-1]
-    if fmt == "qwen3_xml":
+    if fmt.xml_arguments:
         check_schema(params, where)
         if not (isinstance(params, dict) and params.get("type", "object") == "object"):
-            raise GrammarError(f"{where}: qwen3_xml tool parameters must be an object schema")
+            raise GrammarError(f"{where}: {fmt.name} tool parameters must be an object schema")
         content = {
             "type": "json_schema",
             "json_schema": params,
             "style": "qwen_xml",
             "max_whitespace_cnt": 1,
         }
-        return {
-            "type": "tag",
-            "begin": f"<tool_call>\n<function={name}>\n",
-            "content": content,
-            "end": "\n</function>\n</tool_call>",
-        }
-    content = {"type": "grammar", "grammar": json_ebnf(params, where)}
-    if fmt == "hermes":
-        begin, end = f'<tool_call>\n{{"name": "{qname}", "arguments": ', "}\n</tool_call>"
-    elif fmt == "llama3_json":
-        begin, end = f'{{"name": "{qname}", "parameters": ', "}"
-    else:  # mistral
-        begin, end = f'{{"name": "{qname}", "arguments": ', "}"
-    return {"type": "tag", "begin": begin, "content": content, "end": end}
-
-
-def _calls_only(fmt: str, tags: list[dict], parallel: bool) -> dict:
-    """One or more calls (exactly one when not parallel) and nothing else."""
-    sep = {"hermes": "\n", "qwen3_xml": "\n", "llama3_json": "; ", "mistral": ", "}[fmt]
-    seq = {
-        "type": "tags_with_separator",
-        "tags": tags,
-        "separator": sep,
-        "at_least_one": True,
-        "stop_after_first": not parallel,
-    }
-    if fmt == "llama3_json":
-        return {"type": "sequence", "elements": [_const("<|python_tag|>"), seq]}
-    if fmt == "mistral":
-        return {"type": "sequence", "elements": [_const("[TOOL_CALLS]["), seq, _const("]")]}
-    return seq
-
-
-def _auto(fmt: str, tags: list[dict], parallel: bool) -> dict:
-    """Free text; a call is constrained once the format's trigger appears."""
-    if fmt in ("hermes", "qwen3_xml"):
-        return {
-            "type": "triggered_tags",
-            "triggers": ["<tool_call>"],
-            "tags": tags,
-            "stop_after_first": not parallel,
-        }
-    if fmt == "llama3_json":
-        # no end marker after a python_tag block: each call carries its own <|python_tag|>
-        tags = [t | {"begin": "<|python_tag|>" + t["begin"]} for t in tags]
-        return {
-            "type": "triggered_tags",
-            "triggers": ["<|python_tag|>"],
-            "tags": tags,
-            "stop_after_first": not parallel,
-        }
-    block = {
-        "type": "tag",
-        "begin": "[TOOL_CALLS][",
-        "content": {
-            "type": "tags_with_separator",
-            "tags": tags,
-            "separator": ", ",
-            "at_least_one": True,
-            "stop_after_first": not parallel,
-        },
-        "end": "]",
-    }
-    return {
-        "type": "triggered_tags",
-        "triggers": ["[TOOL_CALLS]"],
-        "tags": [block],
-        "stop_after_first": True,
-    }
-
-
-def _const(value: str) -> dict:
-    return {"type": "const_string", "value": value}
+    else:
+        content = {"type": "grammar", "grammar": json_ebnf(params, where)}
+    return fmt.call_tag(name, content)
 
 
 # ---------------------------------------------------------------------------- entry point
@@ -506,20 +443,20 @@ def build_body(
     reasoning: bool,
 ) -> dict | None:
     """The structural-tag format for a request, or None when nothing is constrained."""
-    check_format(tool_format)
+    fmt = get_format(tool_format)
     mode, fns = _select_tools(tools, tool_choice)
     json_body = _response_format_body(response_format)
     body: dict | None
     if mode in ("required", "named"):
-        tags = [_call_tag(tool_format, f) for f in fns]
-        body = _calls_only(tool_format, tags, parallel_tool_calls and mode == "required")
+        tags = [_call_tag(fmt, f) for f in fns]
+        body = fmt.calls_only(tags, parallel_tool_calls and mode == "required")
     elif mode == "auto":
-        tags = [_call_tag(tool_format, f) for f in fns]
+        tags = [_call_tag(fmt, f) for f in fns]
         if json_body is not None:
-            calls = _calls_only(tool_format, tags, parallel_tool_calls)
+            calls = fmt.calls_only(tags, parallel_tool_calls)
             body = {"type": "or", "elements": [json_body, calls]}
         else:
-            body = _auto(tool_format, tags, parallel_tool_calls)
+            body = fmt.auto(tags, parallel_tool_calls)
     else:
         body = json_body
     if body is not None and reasoning:
@@ -557,103 +494,3 @@ def build_constraint(
     return GrammarConstraint(
         cache, compiled, reasoning=reasoning, reasoning_started=reasoning_started
     )
-
-
-# ---------------------------------------------------------------------------- measurement
-
-
-def measure_mask_overhead(
-    cache: GrammarCompilerCache | None = None,
-    schema: dict | None = None,
-    steps: int = 200,
-    seed: int = 0,
-) -> dict[str, float]:
-    """Per-step cost of a JSON-schema constraint, in microseconds.
-
-    Samples random tokens under the mask (restarting when the grammar finishes) and reports the
-    mean ``fill_bitmask`` + ``accept`` time, the MLX mask application on a [1, vocab] logits
-    row, and the first (uncached) and a repeated (cached) build in milliseconds. Clears the
-    cache's compiled entries first. Without ``cache`` it uses the "bench" model's tokenizer.
-    Run ``python -m engine.grammar``. Measured on the 2-core x86 dev box, 32k vocabulary:
-    fill ~1.5 us, accept ~1.5 us, MLX mask application ~45-50 us (CPU), cold compile ~5 ms,
-    cached build ~0.06 ms.
-    """
-    import mlx.core as mx
-    from xgrammar.kernels.apply_token_bitmask_mlx import apply_token_bitmask_mlx
-
-    if cache is None:  # the 32k-vocabulary "bench" model's tokenizer
-        from transformers import AutoTokenizer
-
-        from engine.model_builder import ensure_model
-
-        path = ensure_model("bench")
-        vocab_size = json.loads((path / "config.json").read_text())["vocab_size"]
-        cache = GrammarCompilerCache(AutoTokenizer.from_pretrained(path), vocab_size)
-
-    schema = schema or {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "maxLength": 20},
-            "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}, "maxItems": 4},
-            "score": {"type": "integer", "minimum": 0, "maximum": 100},
-        },
-        "required": ["name", "tags", "score"],
-    }
-    rf = {"type": "json_schema", "json_schema": {"name": "bench", "schema": schema}}
-    kw: dict[str, Any] = dict(
-        response_format=rf,
-        tools=None,
-        tool_choice=None,
-        parallel_tool_calls=True,
-        tool_format="hermes",
-        reasoning=False,
-    )
-    _json_ebnf_cached.cache_clear()  # measure a cold compile (empties this cache's entries)
-    cache.compiler.clear_cache()
-    with cache._lock:
-        cache._compiled.clear()
-    t0 = time.perf_counter()
-    con = build_constraint(cache, **kw)
-    compile_ms = (time.perf_counter() - t0) * 1e3
-    t0 = time.perf_counter()
-    con = build_constraint(cache, **kw)
-    cached_ms = (time.perf_counter() - t0) * 1e3
-    rng = np.random.default_rng(seed)
-    bitmask = cache.allocate_bitmask(1)
-    fill_s = accept_s = 0.0
-    for _ in range(steps):
-        assert con is not None
-        if con.is_finished():
-            con = build_constraint(cache, **kw)
-            assert con is not None
-        t0 = time.perf_counter()
-        con.fill_bitmask(bitmask, 0)
-        t1 = time.perf_counter()
-        bits = np.unpackbits(bitmask[0].view(np.uint8), bitorder="little")[: cache.vocab_size]
-        allowed = np.flatnonzero(bits)
-        tok = int(rng.choice(allowed))
-        t2 = time.perf_counter()
-        con.accept(tok)
-        t3 = time.perf_counter()
-        fill_s += t1 - t0
-        accept_s += t3 - t2
-    logits = mx.array(rng.standard_normal((1, cache.vocab_size)).astype(np.float32))
-    mask_mx = mx.array(bitmask)
-    mx.eval(apply_token_bitmask_mlx(mask_mx, logits, cache.vocab_size))
-    t0 = time.perf_counter()
-    for _ in range(50):
-        mx.eval(apply_token_bitmask_mlx(mx.array(bitmask), logits, cache.vocab_size))
-    apply_us = (time.perf_counter() - t0) / 50 * 1e6
-    return {
-        "vocab_size": float(cache.vocab_size),
-        "fill_us": fill_s / steps * 1e6,
-        "accept_us": accept_s / steps * 1e6,
-        "apply_mlx_us": apply_us,
-        "compile_ms": compile_ms,
-        "cached_build_ms": cached_ms,
-    }
-
-
-if __name__ == "__main__":
-    for key, value in measure_mask_overhead().items():
-        print(f"{key:>16}: {value:.3f}")

@@ -24,15 +24,8 @@ import logging
 from dataclasses import dataclass, field
 
 from engine.reasoning import THINK_END, THINK_START
-from engine.tool_calls import (
-    ParsedCall,
-    bare_llama3_start,
-    check_format,
-    find_block_end,
-    find_call_start,
-    parse_block,
-    partial_marker_len,
-)
+from engine.tool_args import ParsedCall
+from engine.tool_formats import get_format
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +100,8 @@ class OutputProcessor:
         parallel_tool_calls: bool = True,
         parse_reasoning: bool = True,
     ) -> None:
-        self.fmt = check_format(tool_format)
+        self.format = get_format(tool_format)
+        self.fmt = self.format.name
         self.tools = tools
         self.parse_tools = parse_tools
         self.parallel_tool_calls = parallel_tool_calls
@@ -217,24 +211,24 @@ class OutputProcessor:
             self._emit_content(self.buf)
             self.buf = ""
             return
-        if self.fmt == "llama3_json" and not self.content.started and not self.calls:
-            if bare_llama3_start(self.buf):
+        if self.format.bare_calls and not self.content.started and not self.calls:
+            if self.format.opens_bare(self.buf):
                 self.state = "tool"
                 return
             if not self.buf.strip() and not final:
                 return
-        start = find_call_start(self.buf, self.fmt)
+        start = self.format.find_start(self.buf)
         if start != -1:
             self._emit_content(self.buf[:start])
             self.buf = self.buf[start:]
             self.state = "tool"
             return
-        keep = 0 if final else partial_marker_len(self.buf, self.fmt)
+        keep = 0 if final else self.format.partial_marker_len(self.buf)
         self._emit_content(self.buf[: len(self.buf) - keep])
         self.buf = self.buf[len(self.buf) - keep :]
 
     def _step_tool(self, final: bool) -> None:
-        end = find_block_end(self.fmt, self.buf)
+        end = self.format.block_end(self.buf)
         if end is None:
             if not final:
                 return
@@ -243,7 +237,7 @@ class OutputProcessor:
         self.state = "content"
         if not block:
             return
-        calls = parse_block(self.fmt, block, self.tools)
+        calls = self.format.parse_block(block, self.tools)
         if calls is None:
             log.warning("unreadable %s tool call left in content: %.200r", self.fmt, block)
             self._emit_content(block)

@@ -105,10 +105,6 @@ class PrefixCache:
             self.evictions += 1
         return True
 
-    def clear(self) -> None:
-        self._entries.clear()
-        self.nbytes = 0
-
     def _drop(self, entry_id: int) -> None:
         entry = self._entries.pop(entry_id)
         self.nbytes -= entry.nbytes

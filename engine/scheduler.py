@@ -1,13 +1,24 @@
-"""Admission queue: requests waiting for a decode slot, lowest ``priority`` value first."""
+"""Scheduling policy: waiting, admission, queue expiry, prefill grouping and pipelining decisions.
+
+Pure decisions over :class:`~engine.sequence.Sequence` state (no MLX): which waiting request is
+admitted next and when (lowest ``priority`` first, at most ``concurrent`` running), which waiting
+requests have outlived ``queue_timeout``, which prefilling prompts are prefilled together in one
+batched forward, and whether the next decode step may be launched before the current one's tokens
+become events. :class:`~engine.model_runner.ModelRunner` acts on these decisions.
+"""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from engine.sequence import Sequence
+
 T = TypeVar("T")
+
+PREFILL_BATCH_TOKENS = 2048  # padded tokens one grouped prefill may process
 
 
 @dataclass(order=True)
@@ -54,5 +65,109 @@ class WaitQueue(Generic[T]):
     def items(self) -> list[T]:
         return [w.item for w in self._items]
 
-    def next_deadline(self) -> float | None:
-        return min((w.deadline for w in self._items), default=None)
+
+class Scheduler:
+    """Requests waiting for a slot and requests admitted but still prefilling.
+
+    The decoding requests belong to the model runner's decode batch; the scheduler is told their
+    number where a decision depends on it.
+    """
+
+    def __init__(self, concurrent: int, queue_timeout: float, prefill_step_size: int) -> None:
+        self.concurrent = concurrent
+        self.queue_timeout = queue_timeout
+        self.prefill_step_size = prefill_step_size
+        self.waiting: WaitQueue[Sequence] = WaitQueue()
+        self.prefilling: list[Sequence] = []  # admitted, in priority order
+
+    def submit(self, seq: Sequence) -> None:
+        """Queue a new request; it expires ``queue_timeout`` seconds after its submission."""
+        self.waiting.push(seq, seq.request.priority, seq.submitted + self.queue_timeout)
+
+    def expire(self, now: float) -> list[Sequence]:
+        """Remove and return waiting requests that found no slot in time."""
+        return self.waiting.expire(now)
+
+    def running(self, decoding: int) -> int:
+        return len(self.prefilling) + decoding
+
+    def idle(self, decoding: int) -> bool:
+        """Nothing to do until a message arrives."""
+        return not (decoding or self.prefilling or len(self.waiting))
+
+    def next_admission(self, decoding: int) -> Sequence | None:
+        """Pop the next waiting request when a slot is free (fewer than ``concurrent`` run)."""
+        if len(self.waiting) and self.running(decoding) < self.concurrent:
+            return self.waiting.pop()
+        return None
+
+    def start_prefill(self, seq: Sequence) -> None:
+        """An admitted, prepared request joins the prefill line (kept in priority order)."""
+        self.prefilling.append(seq)
+        self.prefilling.sort(key=lambda s: s.sort_key)
+
+    def remove(self, pred: Callable[[Sequence], bool]) -> list[Sequence]:
+        """Remove and return the waiting, then the prefilling requests matching ``pred``."""
+        gone = self.waiting.remove(pred)
+        hit = [s for s in self.prefilling if pred(s)]
+        for seq in hit:
+            self.prefilling.remove(seq)
+        return gone + hit
+
+    def discard(self, seqs: Iterable[Sequence]) -> None:
+        """Drop these requests from the prefill line (where present)."""
+        for seq in seqs:
+            if seq in self.prefilling:
+                self.prefilling.remove(seq)
+
+    def prefill_group(self, batchable: bool) -> list[Sequence]:
+        """Prompts to prefill together in one batched forward, or [] to prefill the next in line
+        (``prefilling[0]``) one chunk at a time.
+
+        A group is led by the next sequence in priority order and holds newcomers whose whole
+        prompt fits one chunk and reuses no cache, up to :data:`PREFILL_BATCH_TOKENS` padded
+        tokens. ``batchable`` is False for models whose caches cannot be left-padded together.
+        """
+        return prefill_group(self.prefilling, self.prefill_step_size, batchable)
+
+
+def prefill_group(prefilling: list[Sequence], step: int, batchable: bool) -> list[Sequence]:
+    """See :meth:`Scheduler.prefill_group`."""
+    if not batchable:
+        return []
+    group: list[Sequence] = []
+    longest = 0
+    for seq in prefilling:
+        fresh = seq.prefill_pos == 0 and len(seq.prompt) <= step
+        if not fresh:
+            if not group:
+                return []  # the next in line needs chunked or cached prefill first
+            continue
+        longest = max(longest, len(seq.prompt))
+        if longest * (len(group) + 1) > PREFILL_BATCH_TOKENS:
+            break
+        group.append(seq)
+    return group
+
+
+def can_pipeline(
+    rows: list[Sequence], launched: list[Sequence], *, newcomers: bool, lazy: bool
+) -> bool:
+    """Whether step k+1 may be launched before step k's tokens become events.
+
+    ``rows`` is the decode batch now, ``launched`` the rows step k was launched for. Needs the
+    same rows as launched, none finished or failed, and no newcomer (``newcomers``: a request is
+    prefilling) waiting to join. ``lazy`` (build k+1 from k's still-lazy tokens) also needs rows
+    whose next sampling depends on nothing but the token itself (no grammar state, no penalty
+    counts).
+    """
+    if newcomers or len(rows) != len(launched):
+        return False
+    for seq, other in zip(rows, launched, strict=True):
+        row = seq.row
+        if seq is not other or seq.finished or seq.error is not None or row is None:
+            return False
+        if lazy and (seq.request.constraint is not None
+                     or row.counts is not None or row.seen is not None):
+            return False
+    return True

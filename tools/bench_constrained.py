@@ -6,9 +6,10 @@ server does, outside the timed decode) against no constraint, ``--runs`` times e
 so that machine noise hits both alike. The schema asks for at least 20 objects, so the grammar
 never completes before the token budget; the unconstrained run ignores EOS for the same reason.
 Decode tok/s is (tokens - 1) / (time from the first to the last token). Prints a table; exits 1
-when the constrained median is below ``--target`` of the unconstrained median. ::
+when the constrained median is below ``--target`` of the unconstrained median. ``--mask`` also
+prints the per-step mask cost (:mod:`tools.bench_lib.mask_overhead`) on the same tokenizer. ::
 
-    python tools/bench_constrained.py [--runs 3] [--tokens 128] [--target 0.9]
+    python tools/bench_constrained.py [--runs 3] [--tokens 128] [--target 0.9] [--mask]
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--model", default=None, help="model folder (default: the bench preset)")
+    parser.add_argument("--mask", action="store_true",
+                        help="also measure the per-step mask cost (fill, accept, apply, builds)")
     args = parser.parse_args(argv)
 
     from engine.chat_engine import ChatEngine
@@ -132,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
           f"best {best['json_schema'] / best['none']:.3f}; "
           f"cached constraint build {statistics.mean(builds):.2f} ms")
     print(f"constrained output starts: {results['json_schema'][0]['text'][:80]!r}")
+    if args.mask:
+        from tools.bench_lib.mask_overhead import measure_mask_overhead, print_overhead
+
+        print("per-step mask cost (us; builds in ms):")
+        print_overhead(measure_mask_overhead(cache))
     return 0 if ratio >= args.target else 1
 
 

@@ -1,0 +1,324 @@
+"""Model runner: the model, its forward passes and KV caches, on the engine thread.
+
+It loads the model, checks each prompt and gives the request its KV cache (reusing a prefix-cache
+hit), prefills (one chunk of one prompt, or several fresh prompts in one left-padded batch) and
+steps the decode batch: every decoding request is one row of a left-padded ``BatchKVCache``.
+Decode steps are software-pipelined when :func:`engine.scheduler.can_pipeline` allows it.
+Finished rows' KV state goes back to the prefix cache. Sampled tokens become events elsewhere:
+the runner hands each step's :class:`~engine.sampling.SampleOutput` to an ``emit`` callback
+(:meth:`engine.emitter.EventEmitter.on_tokens`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+from mlx.utils import tree_flatten
+from mlx_lm import load as mlx_load
+from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
+
+from engine import metrics
+from engine.config import EngineConfig
+from engine.detokenizer import TokenTable
+from engine.prefix_cache import PrefixCache, supports_prefix_cache
+from engine.sampling import RowState, SampleOutput, sample
+from engine.scheduler import can_pipeline
+from engine.sequence import Sequence
+
+log = logging.getLogger(__name__)
+
+MIN_PREFIX_REUSE = 32  # prefix-cache hits shorter than this are recomputed
+_DEFAULT_CONTEXT = 32768
+
+Emit = Callable[[list[Sequence], SampleOutput], None]
+"""Turns one step's sampled tokens (one per listed sequence) into events."""
+
+
+class ModelRunner:
+    """Loads a model with mlx-lm and runs prefill and batched decode for the engine thread."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        model, tokenizer = mlx_load(config.model)[:2]
+        self.model = model
+        self.tokenizer = tokenizer
+        args = getattr(model, "args", None)
+        self.model_type: str | None = getattr(args, "model_type", None) or None
+        self.vocab_size = int(getattr(args, "vocab_size", 0) or len(tokenizer))
+        self.max_context = int(getattr(args, "max_position_embeddings", 0) or _DEFAULT_CONTEXT)
+        self.eos_token_ids = set(tokenizer.eos_token_ids)
+        self.token_table = TokenTable(tokenizer)
+        self.weights_bytes = sum(v.nbytes for _, v in tree_flatten(model.parameters()))
+        # plain KV caches can be prefilled together in one left-padded batch (and cut at any
+        # prefix, which the prefix cache needs)
+        self.plain_kv = supports_prefix_cache(make_prompt_cache(model))
+        self.prefix: PrefixCache | None = None
+        if config.prefix_cache and self.plain_kv:
+            self.prefix = PrefixCache(config.prefix_cache_bytes)
+        self.decoding: list[Sequence] = []  # the decode batch, one row each
+        self.batch_cache: list[Any] | None = None
+        self._pending: tuple[list[Sequence], SampleOutput] | None = None
+        self.last_prefill_tps = 0.0
+        self.last_decode_tps = 0.0
+        self.max_decode_batch = 0
+
+    # ----------------------------------------------------------------- admission
+
+    def prepare(self, seq: Sequence) -> None:
+        """Validate the prompt; create the sampling state and the (prefix-reused) KV cache.
+
+        Raises ValueError for a prompt the model cannot take.
+        """
+        prompt = seq.prompt
+        if not prompt:
+            raise ValueError("empty prompt")
+        bad = [t for t in prompt if not (0 <= int(t) < self.vocab_size)]
+        if bad:
+            raise ValueError(f"token id {bad[0]} outside the vocabulary (0..{self.vocab_size - 1})")
+        if len(prompt) >= self.max_context:
+            raise ValueError(
+                f"prompt of {len(prompt)} tokens does not fit the context of {self.max_context}"
+            )
+        seq.row = RowState.create(seq.request.params, prompt, self.vocab_size)
+        metrics.prompt_tokens.inc(len(prompt))
+        reused, cache = 0, None
+        if self.prefix is not None:
+            reused, cache = self.prefix.lookup(prompt, limit=len(prompt) - 1)
+            if reused < MIN_PREFIX_REUSE:  # cheaper to recompute, and keeps batched prefill
+                reused, cache = 0, None
+            metrics.prefix_cache_queries.inc(len(prompt))
+            metrics.prefix_cache_hits.inc(reused)
+        seq.cache = cache if cache is not None else make_prompt_cache(self.model)
+        seq.prefill_pos = seq.cached_tokens = reused
+
+    # ----------------------------------------------------------------- prefill
+
+    def prefill_together(self, group: list[Sequence]) -> tuple[SampleOutput, list[Any]]:
+        """Prefill several fresh prompts in one left-padded batch and sample their first tokens.
+
+        Returns the sample and the group's batch cache; hand both to :meth:`join_group` once the
+        tokens are events.
+        """
+        tic = time.perf_counter()
+        mx.reset_peak_memory()
+        longest = max(len(s.prompt) for s in group)
+        pads = [longest - len(s.prompt) for s in group]
+        cache = [BatchKVCache(pads) for _ in make_prompt_cache(self.model)]
+        inputs = mx.array([[0] * pad + s.prompt for s, pad in zip(group, pads, strict=True)])
+        logits = self.model(inputs, cache=cache)[:, -1, :]
+        bitmask, masked = self.fill_masks(group)
+        out = sample(logits, [s.row for s in group if s.row is not None], bitmask, masked)
+        mx.eval(out.arrays(), [c.state for c in cache])
+        for i, seq in enumerate(group):
+            seq.prefill_pos = len(seq.prompt)
+            self._note_prefill(seq, len(seq.prompt), tic)
+            if self.prefix is not None:
+                self.prefix.insert(seq.prompt, [c.extract(i) for c in cache])
+        return out, cache
+
+    def join_group(self, group: list[Sequence], cache: list[Any]) -> None:
+        """Move the unfinished sequences of a batched prefill into the decode batch."""
+        keep = [i for i, s in enumerate(group) if not s.finished]
+        if not keep:
+            return
+        if len(keep) < len(group):
+            for c in cache:
+                c.filter(keep)
+        if self.batch_cache is None:
+            self.batch_cache = cache
+        else:
+            for batch_c, new_c in zip(self.batch_cache, cache, strict=True):
+                batch_c.extend(new_c)
+        for i in keep:
+            group[i].cache = None
+            self.decoding.append(group[i])
+
+    def prefill_chunk(self, seq: Sequence) -> SampleOutput | None:
+        """Prefill the next ``prefill_step_size`` prompt tokens of ``seq``; after the last chunk,
+        sample its first token and return the sample (None before)."""
+        assert seq.cache is not None
+        prompt, step = seq.prompt, self.config.prefill_step_size
+        start = seq.prefill_pos
+        end = min(start + step, len(prompt))
+        last = end == len(prompt)
+        tic = time.perf_counter()
+        mx.reset_peak_memory()
+        if not last:
+            self.model(mx.array([prompt[start:end]]), cache=seq.cache)
+            mx.eval([c.state for c in seq.cache])
+            seq.prefill_pos = end
+            self._note_prefill(seq, end - start, tic)
+            return None
+        if end - 1 > start:
+            self.model(mx.array([prompt[start : end - 1]]), cache=seq.cache)
+        logits = self.model(mx.array([prompt[end - 1 :]]), cache=seq.cache)[:, -1, :]
+        bitmask, masked = self.fill_masks([seq])
+        out = sample(logits, [seq.row], bitmask, masked)
+        mx.eval(out.arrays(), [c.state for c in seq.cache])
+        seq.prefill_pos = end
+        self._note_prefill(seq, end - start, tic)
+        if self.prefix is not None:
+            self.prefix.insert(prompt, seq.cache)
+        return out
+
+    def join(self, seq: Sequence) -> None:
+        """Move a sequence whose prompt is prefilled (alone) into the decode batch."""
+        assert seq.cache is not None
+        single = [c.merge([c]) for c in seq.cache]
+        if self.batch_cache is None:
+            self.batch_cache = single
+        else:
+            for batch_c, new_c in zip(self.batch_cache, single, strict=True):
+                batch_c.extend(new_c)
+        seq.cache = None
+        self.decoding.append(seq)
+
+    def _note_prefill(self, seq: Sequence, n: int, tic: float) -> None:
+        dt = time.perf_counter() - tic
+        if dt > 0:
+            self.last_prefill_tps = n / dt
+        seq.peak_memory = max(seq.peak_memory, mx.get_peak_memory())
+
+    # ----------------------------------------------------------------- decode batch
+
+    def drop_rows(self, rows: list[int]) -> None:
+        """Remove decode-batch rows (their sequences already finished)."""
+        drop = set(rows)
+        keep = [i for i in range(len(self.decoding)) if i not in drop]
+        self.decoding = [self.decoding[i] for i in keep]
+        if not keep:
+            self.batch_cache = None
+            self._pending = None
+        elif self.batch_cache is not None:
+            for c in self.batch_cache:
+                c.filter(keep)
+
+    def reset(self) -> None:
+        """Forget the decode batch (after its sequences were finished)."""
+        self.decoding = []
+        self.batch_cache = None
+        self._pending = None
+
+    def decode_step(self, emit: Emit, *, newcomers: bool) -> None:
+        """One decode step for the batch, software-pipelined when the batch allows it.
+
+        When no row needs its previous token before the next step can be built (no grammar,
+        no penalties) and the batch is stable (``newcomers``: a request is prefilling to join
+        it), step k+1 is launched with ``mx.async_eval`` from step k's still-lazy tokens *before*
+        step k's tokens are turned into events, so Python work (detokenising, stop matching,
+        event hand-off, the HTTP side) overlaps the model's compute. Rows that finish at step k
+        get one discarded extra step.
+        """
+        seqs = self.decoding
+        self.max_decode_batch = max(self.max_decode_batch, len(seqs))
+        tic = time.perf_counter()
+        mx.reset_peak_memory()
+        pending = self._pending
+        self._pending = None
+        if pending is None:
+            inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
+            pending = (list(seqs), self._launch(seqs, inputs, ahead=0))
+        p_seqs, p_out = pending
+        if can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=True):
+            self._pending = (list(seqs), self._launch(seqs, p_out.tokens[:, None], ahead=1))
+        elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=False):
+            self._pending = (list(seqs), self._launch_after_accept(seqs, p_out))
+        self._collect(p_seqs, p_out, tic, emit)
+        if any(s.finished for s in self.decoding) and self._pending is not None:
+            # the step already launched includes rows that just finished: take it now
+            q_seqs, q_out = self._pending
+            self._pending = None
+            self._collect(q_seqs, q_out, time.perf_counter(), emit)
+        done = [i for i, s in enumerate(self.decoding) if s.finished]
+        if done:
+            self._store_finished([self.decoding[i] for i in done], done)
+            self.drop_rows(done)
+
+    def _launch(self, seqs: list[Sequence], inputs: mx.array, ahead: int) -> SampleOutput:
+        """Build one decode step's graph and start evaluating it (asynchronously)."""
+        bitmask, masked = self.fill_masks(seqs) if ahead == 0 else (None, None)
+        logits = self.model(inputs, cache=self.batch_cache)[:, -1, :]
+        out = sample(logits, [s.row for s in seqs if s.row is not None], bitmask, masked,
+                     ahead=ahead)
+        mx.async_eval(out.arrays())
+        return out
+
+    def _collect(self, seqs: list[Sequence], out: SampleOutput, tic: float, emit: Emit) -> None:
+        """Wait for a launched step and turn its tokens into events."""
+        mx.eval(out.arrays())
+        dt = time.perf_counter() - tic
+        if dt > 0:
+            self.last_decode_tps = len(seqs) / dt
+        peak = mx.get_peak_memory()
+        for s in seqs:
+            s.peak_memory = max(s.peak_memory, peak)
+        emit(seqs, out)
+
+    def _launch_after_accept(self, seqs: list[Sequence], out: SampleOutput) -> SampleOutput:
+        """Read step k's tokens, feed them to each row's sampling state and grammar, then launch
+        step k+1 (with fresh masks) before step k's text and events are produced."""
+        tokens = out.tokens.tolist()
+        for seq, token in zip(seqs, tokens, strict=True):
+            if seq.row is None:
+                continue
+            seq.row.accept(int(token))
+            constraint = seq.request.constraint
+            if constraint is not None:
+                try:
+                    constraint.accept(int(token))
+                except Exception as exc:  # noqa: BLE001 - fails only this request
+                    seq.error = f"grammar: {type(exc).__name__}: {exc}"
+            seq.pre_accepted = True
+        return self._launch(seqs, out.tokens[:, None], ahead=0)
+
+    def _store_finished(self, seqs: list[Sequence], rows: list[int]) -> None:
+        """Keep the KV state (prompt + output) of cleanly finished rows in the prefix cache."""
+        if self.prefix is None or self.batch_cache is None:
+            return
+        for seq, row in zip(seqs, rows, strict=True):
+            if seq.error is not None or seq.request.constraint is not None:
+                continue
+            tokens = seq.prompt + seq.generated[:-1]
+            try:
+                cache = [c.extract(row) for c in self.batch_cache]
+                for c in cache:  # a pipelined step may have run one token past the end
+                    if c.offset > len(tokens) and c.is_trimmable():
+                        c.trim(c.offset - len(tokens))
+                if all(c.offset == len(tokens) for c in cache):
+                    self.prefix.insert(tokens, cache)
+            except Exception:  # noqa: BLE001 - caching is best effort
+                log.exception("prefix cache store failed")
+
+    def fill_masks(self, seqs: list[Sequence]) -> tuple[np.ndarray | None, list[bool] | None]:
+        """Ask each constraint for its allowed tokens; a raising constraint fails its request."""
+        if not any(s.request.constraint is not None for s in seqs):
+            return None, None
+        words = (self.vocab_size + 31) // 32
+        bitmask = np.full((len(seqs), words), -1, dtype=np.int32)
+        masked = [False] * len(seqs)
+        for i, s in enumerate(seqs):
+            constraint = s.request.constraint
+            if constraint is None or s.error is not None:
+                continue
+            try:
+                masked[i] = bool(constraint.fill_bitmask(bitmask, i))
+            except Exception as exc:  # noqa: BLE001
+                s.error = f"grammar: {type(exc).__name__}: {exc}"
+        return bitmask, masked
+
+    # ----------------------------------------------------------------- memory
+
+    def kv_bytes(self, prefilling: list[Sequence]) -> int:
+        """Bytes held by the decode batch's KV cache and the prefilling requests' caches."""
+        kv = 0
+        if self.batch_cache is not None:
+            kv += sum(c.nbytes for c in self.batch_cache)
+        for s in prefilling:
+            if s.cache is not None:
+                kv += sum(c.nbytes for c in s.cache)
+        return kv
