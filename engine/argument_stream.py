@@ -25,10 +25,12 @@ def dumps(args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False)
 
 
-def parse_partial(text: str) -> Any:
-    """The value an incomplete JSON text starts (strings cut short kept), or None."""
+def parse_partial(text: str, *, cut_strings: bool = True) -> Any:
+    """The value an incomplete JSON text starts, or None when it cannot be read. A string cut
+    short is kept as written so far, or (``cut_strings=False``) left out with its key."""
     try:
-        return jiter.from_json(text.encode(), partial_mode="trailing-strings")
+        return jiter.from_json(text.encode(),
+                               partial_mode="trailing-strings" if cut_strings else "on")
     except ValueError:
         return None
 
@@ -36,11 +38,8 @@ def parse_partial(text: str) -> Any:
 def stable_prefix(partial: dict[str, Any]) -> str:
     """The part of ``dumps(partial)`` that ``dumps`` of every completion of it starts with."""
     text = dumps(partial).rstrip("}]")
-    if text.endswith('"'):
-        text = text[:-1]  # the last string may go on
-    else:
-        text = _NUMBER_TAIL.sub("", text)  # the last number may grow
-    return text
+    # the last string may go on; the last number may grow
+    return text[:-1] if text.endswith('"') else _NUMBER_TAIL.sub("", text)
 
 
 class ArgumentStream:

@@ -11,8 +11,13 @@ Rules:
 - Reasoning: output starts inside ``<think>`` when ``reasoning_started`` (the prompt opened it), or
   when the output itself opens with ``<think>``; everything up to ``</think>`` is reasoning.
 - Text that may be the start of a marker (``</thi``, ``<tool_``) is held back until decided.
-- A tool call is emitted when its block is complete: one delta with index, id and name
-  (arguments ``""``), then one with the arguments. An unreadable block becomes content.
+- A tool call streams as it is written: one delta with index, id and name (arguments ``""``)
+  once its name is complete (and names one of the tools), then argument fragments as they grow
+  (:mod:`engine.argument_stream`: never a prefix that already parses as a whole JSON object),
+  then the rest when its block ends. Formats that cannot tell a partial call emit it whole at
+  the end of its block. A complete but unreadable block that streamed nothing becomes content;
+  a block cut short after its call started (the token limit) ends as that call with the
+  arguments read so far.
 - Content and reasoning are stripped of leading and trailing whitespace (trailing whitespace is
   held back until more text arrives).
 - ``parallel_tool_calls=False`` keeps only the first call.
@@ -23,8 +28,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from engine.argument_stream import ArgumentStream, dumps
 from engine.reasoning import THINK_END, THINK_START
-from engine.tool_args import ParsedCall
+from engine.tool_args import ParsedCall, new_call_id
 from engine.tool_formats import get_format
 
 log = logging.getLogger(__name__)
@@ -87,6 +93,16 @@ class _Channel:
         return "".join(self.parts) if self.parts else None
 
 
+@dataclass
+class _OpenCall:
+    """A call whose block is still being written: what the client has been sent."""
+
+    index: int
+    id: str
+    name: str
+    args: ArgumentStream
+
+
 class OutputProcessor:
     """Streaming splitter for one choice. Not thread-safe; one per request."""
 
@@ -112,6 +128,7 @@ class OutputProcessor:
         self.reasoning = _Channel()
         self.content = _Channel()
         self.calls: list[ParsedCall] = []
+        self._open: list[_OpenCall] = []  # calls of the current block streamed so far
         self._out: list[Delta] = []
         self._finished = False
 
@@ -168,7 +185,12 @@ class OutputProcessor:
             self._out.append(Delta(reasoning_content=s))
 
     def _emit_calls(self, calls: list[ParsedCall]) -> None:
-        for call in calls:
+        """Close the block's calls: those already streamed get the rest of their arguments,
+        the others are emitted whole."""
+        for k, call in enumerate(calls):
+            if k < len(self._open):
+                self._close_open(self._open[k], call)
+                continue
             if self.calls and not self.parallel_tool_calls:
                 log.info("parallel_tool_calls=false: dropped extra call to %s", call.name)
                 continue
@@ -176,6 +198,49 @@ class OutputProcessor:
             self.calls.append(call)
             self._out.append(Delta(tool_call=ToolCallDelta(idx, call.id, call.name, "")))
             self._out.append(Delta(tool_call=ToolCallDelta(idx, arguments=call.arguments_json)))
+        self._open = []
+
+    def _close_open(self, open_call: _OpenCall, call: ParsedCall) -> None:
+        rest = open_call.args.finish(call.arguments_json) if call.name == open_call.name else None
+        if rest is None:  # the block contradicts what was streamed: keep what the client has
+            log.warning("tool call %s ended unlike its streamed start; arguments cut to %r",
+                        open_call.name, open_call.args.sent)
+            arguments, rest = open_call.args.sent, ""
+        else:
+            arguments = call.arguments_json
+        self.calls.append(ParsedCall(open_call.name, arguments, id=open_call.id))
+        if rest:
+            self._out.append(Delta(tool_call=ToolCallDelta(open_call.index, arguments=rest)))
+
+    def _stream_open_calls(self, block: str) -> None:
+        """Stream the calls of an incomplete block: a call's id and name once its name is
+        complete, then its arguments as they grow (never a prefix that parses as whole JSON)."""
+        names = {(t.get("function") or {}).get("name") for t in self.tools or []}
+        for k, (name, args) in enumerate(self.format.partial_calls(block, self.tools)):
+            if k == len(self._open):
+                if (self.calls or self._open) and not self.parallel_tool_calls:
+                    return
+                if self.tools and name not in names:
+                    return  # not a call this request allows: decided when the block ends
+                index = len(self.calls) + len(self._open)
+                self._open.append(_OpenCall(index, new_call_id(), name, ArgumentStream()))
+                self._out.append(Delta(tool_call=ToolCallDelta(index, self._open[k].id, name,
+                                                               "")))
+            open_call = self._open[k]
+            if open_call.name != name:
+                return
+            piece = open_call.args.update(args)
+            if piece:
+                self._out.append(Delta(tool_call=ToolCallDelta(open_call.index, arguments=piece)))
+
+    def _calls_so_far(self, block: str) -> list[ParsedCall] | None:
+        """The streamed calls of a block that ended unreadable (cut by the token limit),
+        with their arguments closed as read so far; None when none was streamed."""
+        if not self._open:
+            return None
+        partial = self.format.partial_calls(block, self.tools)[: len(self._open)]
+        return [ParsedCall(name, dumps(args) if isinstance(args, dict) else "{}")
+                for name, args in partial] or None
 
     def _run(self, final: bool) -> None:
         while True:
@@ -231,13 +296,14 @@ class OutputProcessor:
         end = self.format.block_end(self.buf)
         if end is None:
             if not final:
+                self._stream_open_calls(self.buf)
                 return
             end = len(self.buf)
         block, self.buf = self.buf[:end], self.buf[end:]
         self.state = "content"
         if not block:
             return
-        calls = self.format.parse_block(block, self.tools)
+        calls = self.format.parse_block(block, self.tools) or self._calls_so_far(block)
         if calls is None:
             log.warning("unreadable %s tool call left in content: %.200r", self.fmt, block)
             self._emit_content(block)

@@ -14,6 +14,8 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.argument_stream import parse_partial
+
 _ALNUM = string.ascii_letters + string.digits
 
 DECODER = json.JSONDecoder(strict=False)
@@ -156,3 +158,43 @@ def tool_properties(tools: list[dict] | None, name: str) -> dict:
             props = params.get("properties") if isinstance(params, dict) else None
             return props if isinstance(props, dict) else {}
     return {}
+
+
+PartialCall = tuple[str, Any]
+"""A call being written: its complete name and its arguments object so far (None when the
+arguments have not started; a string cut short stays in it, see
+:func:`engine.argument_stream.parse_partial`)."""
+
+
+def _partial_from_objs(named: Any, growing: Any, args_keys: tuple[str, ...]
+                       ) -> list[PartialCall]:
+    """Calls from one JSON value read twice: with cut strings dropped (names are complete)
+    and with cut strings kept (arguments grow)."""
+    if isinstance(named, list) and isinstance(growing, list):
+        return [c for n, g in zip(named, growing, strict=False)
+                for c in _partial_from_objs(n, g, args_keys)]
+    if not isinstance(named, dict) or not isinstance(named.get("name"), str):
+        return []
+    args = None
+    if isinstance(growing, dict):
+        args = next((growing[k] for k in args_keys if k in growing), None)
+    return [(named["name"], args)]
+
+
+def partial_json_calls(body: str, args_keys: tuple[str, ...]) -> list[PartialCall]:
+    """The calls in JSON call objects (or arrays of them) being written, separated as in
+    :func:`parse_json_calls`; the last may be incomplete."""
+    calls: list[PartialCall] = []
+    i = 0
+    while True:
+        while i < len(body) and (body[i].isspace() or body[i] in ";,"):
+            i += 1
+        if i >= len(body):
+            return calls
+        try:
+            obj, i = DECODER.raw_decode(body, i)
+        except json.JSONDecodeError:
+            rest = body[i:]
+            return calls + _partial_from_objs(parse_partial(rest, cut_strings=False),
+                                              parse_partial(rest), args_keys)
+        calls.extend(_partial_from_objs(obj, obj, args_keys))

@@ -26,13 +26,16 @@ import json
 import re
 from typing import Any, ClassVar
 
+from engine.argument_stream import parse_partial
 from engine.tool_args import (
     DECODER,
     ParsedCall,
+    PartialCall,
     args_to_json,
     call_from_obj,
     convert_param_value,
     parse_json_calls,
+    partial_json_calls,
     tool_properties,
 )
 
@@ -104,6 +107,11 @@ class ToolCallFormat:
         """Parse one call block (from its start marker to its end); None when unreadable."""
         raise NotImplementedError
 
+    def partial_calls(self, block: str, tools: list[dict] | None) -> list[PartialCall]:
+        """The calls of a block still being written whose names are complete, with their
+        arguments so far (for incremental streaming); [] when the format cannot tell."""
+        return []
+
     def opens_bare(self, text: str) -> bool:
         """Whether output opening with ``text`` is a call without a start marker."""
         return False
@@ -157,6 +165,9 @@ class Hermes(ToolCallFormat):
         call = call_from_obj(obj, ("arguments", "parameters"))
         return None if call is None else [call]
 
+    def partial_calls(self, block: str, tools: list[dict] | None) -> list[PartialCall]:
+        return partial_json_calls(_tool_call_body(block), ("arguments", "parameters"))[:1]
+
     def call_tag(self, name: str, content: dict) -> dict:
         begin = f'<tool_call>\n{{"name": "{_json_name(name)}", "arguments": '
         return {"type": "tag", "begin": begin, "content": content, "end": "}\n</tool_call>"}
@@ -182,6 +193,7 @@ def _tool_call_body(block: str) -> str:
 
 _FUNCTION_RE = re.compile(r"<function=([^>\n]+)>(.*?)</function>", re.DOTALL)
 _PARAM_RE = re.compile(r"<parameter=([^>\n]+)>(.*?)</parameter>", re.DOTALL)
+_FUNCTION_OPEN_RE = re.compile(r"<function=([^>\n]+)>")
 
 
 class Qwen3Xml(Hermes):
@@ -223,6 +235,22 @@ class Qwen3Xml(Hermes):
             return None
         return calls or None
 
+    def partial_calls(self, block: str, tools: list[dict] | None) -> list[PartialCall]:
+        """Each opened ``<function=NAME>`` with its complete ``<parameter>`` elements."""
+        body = _tool_call_body(block)
+        opened = list(_FUNCTION_OPEN_RE.finditer(body))
+        calls: list[PartialCall] = []
+        for k, m in enumerate(opened):
+            inner = body[m.end(): opened[k + 1].start() if k + 1 < len(opened) else len(body)]
+            name = m.group(1).strip()
+            props = tool_properties(tools, name)
+            args: dict[str, Any] = {}
+            for p in _PARAM_RE.finditer(inner):
+                key = p.group(1).strip()
+                args[key] = convert_param_value(p.group(2), props.get(key))
+            calls.append((name, args))
+        return calls
+
     def call_tag(self, name: str, content: dict) -> dict:
         return {
             "type": "tag",
@@ -246,6 +274,9 @@ class Llama3Json(ToolCallFormat):
     def parse_block(self, block: str, tools: list[dict] | None) -> list[ParsedCall] | None:
         body = block.replace("<|python_tag|>", ";")  # a marker may open each call
         return parse_json_calls(body, self._ARGS_KEYS)
+
+    def partial_calls(self, block: str, tools: list[dict] | None) -> list[PartialCall]:
+        return partial_json_calls(block.replace("<|python_tag|>", ";"), self._ARGS_KEYS)
 
     def opens_bare(self, text: str) -> bool:
         return text.lstrip().startswith("{")
@@ -319,6 +350,15 @@ class Mistral(ToolCallFormat):
                 return None
             calls.extend(got)
         return calls or None
+
+    def partial_calls(self, block: str, tools: list[dict] | None) -> list[PartialCall]:
+        calls: list[PartialCall] = []
+        for part in block.split("[TOOL_CALLS]")[1:]:
+            if part.lstrip().startswith(("[", "{")):
+                calls += partial_json_calls(part, ("arguments", "parameters"))
+            elif (m := _MISTRAL_NAMED.match(part)) is not None:
+                calls.append((m.group(1), parse_partial(m.group(2))))
+        return calls
 
     def call_tag(self, name: str, content: dict) -> dict:
         begin = f'{{"name": "{_json_name(name)}", "arguments": '
