@@ -10,7 +10,6 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import connexion
@@ -22,13 +21,13 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 
 from afm.context import current_request_id
+from afm.contract import SPEC_PATH
 from afm.errors import ApiError, envelope
 from afm.middleware import BodyLimitMiddleware, CorrelationMiddleware, CorsMiddleware
 from afm.settings import Settings
 
 log = logging.getLogger("afm")
 
-SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi" / "afm.yaml"
 
 STATUS_TYPES = {
     400: "invalid_request_error",
