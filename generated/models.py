@@ -490,9 +490,9 @@ class CompletionRequest(BaseModel):
     """
     Legacy style: number of alternatives per token (0 = chosen token only); above `--max-logprobs` -> 400.
     """
-    echo: Literal[False] | None = None
+    echo: bool | None = None
     """
-    Not supported; only false.
+    Not supported; only false (or null).
     """
     n: Annotated[int | None, Field(ge=1, le=1)] = None
     """
@@ -615,6 +615,38 @@ class Embedding(BaseModel):
     embedding: list[float] | str
     """
     Floats, or base64 of little-endian float32 with `encoding_format: base64`.
+    """
+
+
+class TokenizeTextRequest(BaseModel):
+    """
+    Plain text to tokenize.
+    """
+
+    model: str | None = None
+    text: str
+    """
+    Text to tokenize.
+    """
+    add_special_tokens: bool = False
+    """
+    Add the tokenizer's special tokens around the text.
+    """
+
+
+class TokenizePromptRequest(BaseModel):
+    """
+    Plain text under vLLM's field name.
+    """
+
+    model: str | None = None
+    prompt: str
+    """
+    Alias of `text` (vLLM).
+    """
+    add_special_tokens: bool = False
+    """
+    Add the tokenizer's special tokens around the text.
     """
 
 
@@ -1019,14 +1051,12 @@ class ToolMessage(BaseModel):
 
 
 class ResponseFormat(
-    RootModel[
-        ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema | None
-    ]
+    RootModel[ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema]
 ):
     root: Annotated[
-        ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema | None,
+        ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema,
         Field(discriminator='type'),
-    ] = None
+    ]
     """
     `text`, `json_object` (any JSON object) or `json_schema` (with `json_schema`). Enforced token by token unless the grammar engine is disabled; wins over `--guided-json`.
     """
@@ -1193,103 +1223,19 @@ class ChatCompletion(BaseModel):
     afm_profile: AfmProfile | None = None
 
 
-class TokenizeRequest1(BaseModel):
-    """
-    Exactly one of `text`, `prompt` or `messages`.
-    """
-
-    model: str | None = None
-    text: str
-    """
-    Text to tokenize.
-    """
-    prompt: str | None = None
-    """
-    Alias of `text` (vLLM).
-    """
-    messages: Annotated[list[ChatMessage] | None, Field(min_length=1)] = None
+class TokenizeMessagesRequest(BaseModel):
     """
     Chat messages; the chat template is rendered first.
     """
-    tools: list[Tool] | None = None
-    add_special_tokens: bool = False
-    """
-    Add the tokenizer's special tokens around plain text.
-    """
-    add_generation_prompt: bool = True
-    """
-    With `messages`, end with the assistant prompt.
-    """
-    chat_template_kwargs: dict[str, Any] | None = None
-
-
-class TokenizeRequest2(BaseModel):
-    """
-    Exactly one of `text`, `prompt` or `messages`.
-    """
 
     model: str | None = None
-    text: str | None = None
-    """
-    Text to tokenize.
-    """
-    prompt: str
-    """
-    Alias of `text` (vLLM).
-    """
-    messages: Annotated[list[ChatMessage] | None, Field(min_length=1)] = None
-    """
-    Chat messages; the chat template is rendered first.
-    """
-    tools: list[Tool] | None = None
-    add_special_tokens: bool = False
-    """
-    Add the tokenizer's special tokens around plain text.
-    """
-    add_generation_prompt: bool = True
-    """
-    With `messages`, end with the assistant prompt.
-    """
-    chat_template_kwargs: dict[str, Any] | None = None
-
-
-class TokenizeRequest3(BaseModel):
-    """
-    Exactly one of `text`, `prompt` or `messages`.
-    """
-
-    model: str | None = None
-    text: str | None = None
-    """
-    Text to tokenize.
-    """
-    prompt: str | None = None
-    """
-    Alias of `text` (vLLM).
-    """
     messages: Annotated[list[ChatMessage], Field(min_length=1)]
-    """
-    Chat messages; the chat template is rendered first.
-    """
     tools: list[Tool] | None = None
-    add_special_tokens: bool = False
-    """
-    Add the tokenizer's special tokens around plain text.
-    """
     add_generation_prompt: bool = True
     """
-    With `messages`, end with the assistant prompt.
+    End with the assistant prompt.
     """
     chat_template_kwargs: dict[str, Any] | None = None
-
-
-class TokenizeRequest(
-    RootModel[TokenizeRequest1 | TokenizeRequest2 | TokenizeRequest3]
-):
-    root: TokenizeRequest1 | TokenizeRequest2 | TokenizeRequest3
-    """
-    Exactly one of `text`, `prompt` or `messages`.
-    """
 
 
 class CountTokensRequest(BaseModel):
@@ -1390,6 +1336,9 @@ class ChatCompletionRequest(BaseModel):
     false limits the assistant turn to at most one tool call.
     """
     response_format: ResponseFormat | None = None
+    """
+    The output format; null is the same as absent.
+    """
     chat_template_kwargs: dict[str, Any] | None = None
     """
     AFM extension. Values passed to the model's chat template, such as `enable_thinking`; merged over `--default-chat-template-kwargs`.
@@ -1408,6 +1357,15 @@ class ChatCompletionRequest(BaseModel):
     ignore_eos: bool | None = None
     """
     vLLM extension. Keep generating past end-of-sequence until the token limit.
+    """
+
+
+class TokenizeRequest(
+    RootModel[TokenizeTextRequest | TokenizePromptRequest | TokenizeMessagesRequest]
+):
+    root: TokenizeTextRequest | TokenizePromptRequest | TokenizeMessagesRequest
+    """
+    Exactly one of `text`, `prompt` or `messages`.
     """
 
 

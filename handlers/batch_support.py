@@ -13,8 +13,8 @@ import yaml
 from connexion.json_schema import Draft4RequestValidator, resolve_refs
 from starlette.responses import Response, StreamingResponse
 
-from afm.contract import SPEC_PATH
 from afm.context import request_id_var
+from afm.contract import SPEC_PATH
 from afm.errors import ApiError
 from afm.state import AppState
 from generated.models import BatchCompletionsRequest
