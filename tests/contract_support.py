@@ -128,6 +128,7 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
      "model/grammar engine: schemas the grammar engine cannot compile"),
     ("ST202", r"(top_)?logprobs may be at most \d+ on this server",
      "server flag: --max-logprobs"),
+    ("ST202", r"Streaming is disabled on this server", "server flag: --no-streaming"),
     ("ST202", r"top_logprobs requires logprobs=true",
      "two fields: stating it would turn the request into a union of two object types"),
     ("ST202", r"tool_choice names function .* which is not among tools",
@@ -136,6 +137,8 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
      "two fields: stating it would turn the request into a union of two object types"),
     ("ST202", r"custom_id values must be unique",
      "values across items: uniqueItems cannot single out one property"),
+    ("error", r"Failed Health Check\s+Data generation is too slow",
+     "not a finding: Hypothesis' generation-speed health check trips on a loaded machine"),
     ("ST202", r"'file' is empty",
      "multipart: Connexion cannot validate minLength on a binary part"),
 )
@@ -163,7 +166,8 @@ def unexplained_failures(junit_xml: str) -> list[str]:
                 continue
             text = failure.text or failure.get("message") or ""
             for found in re.split(r"\n(?=\d+\. Test Case ID)", text):
-                codes = re.findall(r"^- (ST\d+)", found, re.M) or [failure.get("message", "?")]
+                codes = (["error"] if failure.tag == "error"
+                         else re.findall(r"^- (ST\d+)", found, re.M) or ["?"])
                 problems += [f"{case.get('name')}: {found[:1500]}" for code in codes
                              if explained(code, found) is None]
     return problems
