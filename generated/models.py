@@ -657,9 +657,16 @@ class TokenizeResponse(BaseModel):
     max_model_len: int
 
 
+class Token(RootModel[int]):
+    root: Annotated[int, Field(ge=0)]
+
+
 class DetokenizeRequest(BaseModel):
     model: str | None = None
-    tokens: list[int]
+    tokens: list[Token]
+    """
+    Token ids; ids outside the model's vocabulary get 400.
+    """
 
 
 class DetokenizeResponse(BaseModel):

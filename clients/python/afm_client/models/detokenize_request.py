@@ -15,7 +15,7 @@ T = TypeVar("T", bound="DetokenizeRequest")
 class DetokenizeRequest:
     """
     Attributes:
-        tokens (list[int]):
+        tokens (list[int]): Token ids; ids outside the model's vocabulary get 400.
         model (str | Unset):
     """
 
