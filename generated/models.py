@@ -657,15 +657,11 @@ class TokenizeResponse(BaseModel):
     max_model_len: int
 
 
-class Token(RootModel[int]):
-    root: Annotated[int, Field(ge=0)]
-
-
 class DetokenizeRequest(BaseModel):
     model: str | None = None
-    tokens: list[Token]
+    tokens: list[int]
     """
-    Token ids; ids outside the model's vocabulary get 400.
+    Token ids; ids outside the model's vocabulary (negative ones included) get 400 naming the vocabulary.
     """
 
 

@@ -118,7 +118,7 @@ def stream_errors(method: str, path: str, body: str) -> list[str]:
 MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
     ("ST101", r"Apple (Speech|Vision) is not available on this host",
      "host: audio and vision are Apple-only; elsewhere a valid request is answered 503"),
-    ("ST202", r"(?i)token id \d+ is outside the vocabulary", "model: its vocabulary size"),
+    ("ST202", r"(?i)token id -?\d+ is outside the vocabulary", "model: its vocabulary size"),
     ("ST202", r"dimensions may be at most \d+", "model: the embedding model's dimensions"),
     ("ST202", r"leaves no room in the model's \d+-token context", "model: its context window"),
     ("ST202", r"is an '(image_url|input_audio)' part, but the loaded model takes text only",
