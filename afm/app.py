@@ -28,6 +28,7 @@ from afm.settings import Settings
 
 log = logging.getLogger("afm")
 
+
 STATUS_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",

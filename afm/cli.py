@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from afm import __version__
+from afm.contract import SPEC_PATH
 from afm.settings import Settings
 
 
@@ -129,7 +130,6 @@ FLAGS: tuple[Flag, ...] = (
          S.max_file_bytes),
 )
 
-SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi" / "afm.yaml"
 FRAMEWORK_ENDPOINTS = ["GET /openapi.json", "GET /docs"]
 
 

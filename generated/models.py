@@ -155,15 +155,11 @@ class StreamOptions(BaseModel):
 class Role(StrEnum):
     SYSTEM = 'system'
     DEVELOPER = 'developer'
-    USER = 'user'
-    ASSISTANT = 'assistant'
-    TOOL = 'tool'
 
 
-class Type1(StrEnum):
-    TEXT = 'text'
-    IMAGE_URL = 'image_url'
-    INPUT_AUDIO = 'input_audio'
+class TextContentPart(BaseModel):
+    type: Literal['text']
+    text: str
 
 
 class Detail(StrEnum):
@@ -177,23 +173,20 @@ class ImageUrl(BaseModel):
     detail: Detail | None = None
 
 
+class ImageContentPart(BaseModel):
+    type: Literal['image_url']
+    image_url: ImageUrl
+
+
 class InputAudio(BaseModel):
     data: str
     format: str | None = None
     language: str | None = None
 
 
-class ContentPart(BaseModel):
-    """
-    A content part: `text` (with `text`), `image_url` (with `image_url.url`) or `input_audio`
-    (with `input_audio.data`). Parts a model cannot take get 400 naming the part.
-
-    """
-
-    type: Type1
-    text: str | None = None
-    image_url: ImageUrl | None = None
-    input_audio: InputAudio | None = None
+class AudioContentPart(BaseModel):
+    type: Literal['input_audio']
+    input_audio: InputAudio
 
 
 class Function(BaseModel):
@@ -251,10 +244,20 @@ class NamedToolChoice(BaseModel):
     function: Function1
 
 
-class Type2(StrEnum):
-    TEXT = 'text'
-    JSON_OBJECT = 'json_object'
-    JSON_SCHEMA = 'json_schema'
+class ResponseFormatText(BaseModel):
+    """
+    Free text.
+    """
+
+    type: Literal['text']
+
+
+class ResponseFormatJsonObject(BaseModel):
+    """
+    Any JSON object.
+    """
+
+    type: Literal['json_object']
 
 
 class JsonSchemaFormat(BaseModel):
@@ -489,7 +492,7 @@ class CompletionRequest(BaseModel):
     """
     echo: bool | None = None
     """
-    Not supported; true gets 400.
+    Not supported; only false (or null).
     """
     n: Annotated[int | None, Field(ge=1, le=1)] = None
     """
@@ -615,6 +618,38 @@ class Embedding(BaseModel):
     """
 
 
+class TokenizeTextRequest(BaseModel):
+    """
+    Plain text to tokenize.
+    """
+
+    model: str | None = None
+    text: str
+    """
+    Text to tokenize.
+    """
+    add_special_tokens: bool = False
+    """
+    Add the tokenizer's special tokens around the text.
+    """
+
+
+class TokenizePromptRequest(BaseModel):
+    """
+    Plain text under vLLM's field name.
+    """
+
+    model: str | None = None
+    prompt: str
+    """
+    Alias of `text` (vLLM).
+    """
+    add_special_tokens: bool = False
+    """
+    Add the tokenizer's special tokens around the text.
+    """
+
+
 class TokenizeResponse(BaseModel):
     tokens: list[int]
     count: int
@@ -625,6 +660,9 @@ class TokenizeResponse(BaseModel):
 class DetokenizeRequest(BaseModel):
     model: str | None = None
     tokens: list[int]
+    """
+    Token ids; ids outside the model's vocabulary (negative ones included) get 400 naming the vocabulary.
+    """
 
 
 class DetokenizeResponse(BaseModel):
@@ -844,28 +882,15 @@ class ErrorResponse(BaseModel):
     error: ErrorDetail
 
 
-class ChatMessage(BaseModel):
+class ContentPart(RootModel[TextContentPart | ImageContentPart | AudioContentPart]):
+    root: Annotated[
+        TextContentPart | ImageContentPart | AudioContentPart,
+        Field(discriminator='type'),
+    ]
     """
-    A message. `developer` is treated as `system`.
-    """
+    A content part: `text` (with `text`), `image_url` (with `image_url.url`) or `input_audio`
+    (with `input_audio.data`). Parts the loaded model cannot take get 400 naming the part.
 
-    role: Role
-    content: str | list[ContentPart] | None = None
-    """
-    Text, null (assistant message with tool calls), or an array of parts.
-    """
-    name: str | None = None
-    tool_calls: list[ToolCall] | None = None
-    """
-    Assistant tool calls, sent back verbatim in multi-turn conversations.
-    """
-    tool_call_id: str | None = None
-    """
-    For `tool` messages, the id of the call this message answers.
-    """
-    reasoning_content: str | None = None
-    """
-    Earlier assistant reasoning, passed to templates that render it.
     """
 
 
@@ -881,13 +906,13 @@ class ToolChoice(RootModel[ToolChoice1 | NamedToolChoice]):
     """
 
 
-class ResponseFormat(BaseModel):
+class ResponseFormatJsonSchema(BaseModel):
     """
-    `text`, `json_object` (any JSON object) or `json_schema`. Enforced token by token unless the grammar engine is disabled; wins over `--guided-json`.
+    JSON that satisfies `json_schema.schema`.
     """
 
-    type: Type2
-    json_schema: JsonSchemaFormat | None = None
+    type: Literal['json_schema']
+    json_schema: JsonSchemaFormat
 
 
 class TokenLogprob(BaseModel):
@@ -943,32 +968,275 @@ class EmbeddingList(BaseModel):
     usage: Usage1
 
 
-class TokenizeRequest(BaseModel):
+class BatchErrors(BaseModel):
+    object: Literal['list'] | None = None
+    data: list[BatchError] | None = None
+
+
+class MessageContent(RootModel[str | list[ContentPart]]):
+    root: str | list[ContentPart]
     """
-    Exactly one of `text`, `prompt` or `messages`; anything else gets 400.
+    Text, or an array of content parts.
     """
 
-    model: str | None = None
-    text: str | None = None
+
+class SystemMessage(BaseModel):
     """
-    Text to tokenize.
+    A system (or developer) message.
     """
-    prompt: str | None = None
+
+    role: Literal['system', 'developer']
+    content: MessageContent
+    name: str | None = None
+
+
+class UserMessage(BaseModel):
     """
-    Alias of `text` (vLLM).
+    A user message.
     """
-    messages: Annotated[list[ChatMessage] | None, Field(min_length=1)] = None
+
+    role: Literal['user']
+    content: MessageContent
+    name: str | None = None
+
+
+class AssistantContentMessage(BaseModel):
+    """
+    An earlier assistant turn with content (and perhaps tool calls).
+    """
+
+    role: Literal['assistant']
+    content: MessageContent
+    name: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    """
+    Assistant tool calls, sent back verbatim in multi-turn conversations.
+    """
+    reasoning_content: str | None = None
+    """
+    Earlier assistant reasoning, passed to templates that render it.
+    """
+
+
+class AssistantToolCallsMessage(BaseModel):
+    """
+    An earlier assistant turn that called tools; its content may be null.
+    """
+
+    role: Literal['assistant']
+    content: str | list[ContentPart] | None = None
+    """
+    Text, an array of parts, or null.
+    """
+    name: str | None = None
+    tool_calls: Annotated[list[ToolCall], Field(min_length=1)]
+    """
+    Assistant tool calls, sent back verbatim in multi-turn conversations.
+    """
+    reasoning_content: str | None = None
+    """
+    Earlier assistant reasoning, passed to templates that render it.
+    """
+
+
+class ToolMessage(BaseModel):
+    """
+    A tool result.
+    """
+
+    role: Literal['tool']
+    content: MessageContent
+    tool_call_id: str | None = None
+    """
+    The id of the call this message answers.
+    """
+    name: str | None = None
+
+
+class ResponseFormat(
+    RootModel[ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema]
+):
+    root: Annotated[
+        ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema,
+        Field(discriminator='type'),
+    ]
+    """
+    `text`, `json_object` (any JSON object) or `json_schema` (with `json_schema`). Enforced token by token unless the grammar engine is disabled; wins over `--guided-json`.
+    """
+
+
+class ChoiceLogprobs(BaseModel):
+    content: Annotated[list[TokenLogprob] | None, Field(...)]
+
+
+class ChatChunkChoice(BaseModel):
+    index: int
+    delta: ChatDelta
+    logprobs: ChoiceLogprobs | None = None
+    finish_reason: Annotated[FinishReason1 | None, Field(...)]
+    """
+    Null until the finish chunk.
+    """
+
+
+class CompletionChoice(BaseModel):
+    index: int
+    text: str
+    logprobs: CompletionLogprobs | None = None
+    finish_reason: Annotated[FinishReason2 | None, Field(...)]
+
+
+class Batch(BaseModel):
+    id: str
+    object: Literal['batch']
+    endpoint: str
+    errors: BatchErrors | None = None
+    input_file_id: str
+    completion_window: str
+    status: Status1
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    created_at: int
+    in_progress_at: int | None = None
+    expires_at: int | None = None
+    finalizing_at: int | None = None
+    completed_at: int | None = None
+    failed_at: int | None = None
+    expired_at: int | None = None
+    cancelling_at: int | None = None
+    cancelled_at: int | None = None
+    request_counts: BatchRequestCounts | None = None
+    metadata: dict[str, str] | None = None
+
+
+class BatchList(BaseModel):
+    object: Literal['list']
+    data: list[Batch]
+    first_id: str | None = None
+    last_id: str | None = None
+    has_more: bool
+
+
+class AssistantInputMessage(
+    RootModel[AssistantContentMessage | AssistantToolCallsMessage]
+):
+    root: AssistantContentMessage | AssistantToolCallsMessage
+    """
+    An earlier assistant turn; needs `content` or a non-empty `tool_calls`.
+    """
+
+
+class ChatChoice(BaseModel):
+    index: int
+    message: AssistantMessage
+    logprobs: ChoiceLogprobs | None = None
+    finish_reason: FinishReason
+
+
+class ChatCompletionChunk(BaseModel):
+    """
+    One `chat.completion.chunk`: the JSON in the `data` of a chat stream event. Every chunk
+    of a stream has the same `id`. The first delta carries `role`; the finish chunk has
+    `finish_reason`; the usage chunk (and the `afm_profile` chunk) has `choices: []`. A
+    mid-stream failure is a chunk with `finish_reason: "error"` and an `error` object.
+    In `/v1/batch/completions` each chunk is a whole answer and carries `custom_id`.
+
+    """
+
+    id: str
+    """
+    `chatcmpl-...`, the same for the whole stream.
+    """
+    object: Literal['chat.completion.chunk']
+    created: int
+    model: str
+    system_fingerprint: str | None = None
+    custom_id: str | None = None
+    """
+    `/v1/batch/completions` only: the request's `custom_id`.
+    """
+    choices: list[ChatChunkChoice]
+    usage: Usage | None = None
+    timings: Timings | None = None
+    afm_profile: AfmProfile | None = None
+    error: ErrorDetail | None = None
+
+
+class Completion(BaseModel):
+    id: str
+    object: Literal['text_completion']
+    created: int
+    model: str
+    system_fingerprint: str | None = None
+    choices: list[CompletionChoice]
+    usage: Usage | None = None
+    timings: Timings | None = None
+
+
+class CompletionChunk(BaseModel):
+    """
+    One `text_completion` chunk: the JSON in the `data` of a completions stream event. The
+    usage chunk has `choices: []`; a mid-stream failure has `finish_reason: "error"` and an
+    `error` object.
+
+    """
+
+    id: str
+    object: Literal['text_completion']
+    created: int
+    model: str
+    system_fingerprint: str | None = None
+    choices: list[CompletionChoice]
+    usage: Usage | None = None
+    error: ErrorDetail | None = None
+
+
+class ChatMessage(
+    RootModel[SystemMessage | UserMessage | AssistantInputMessage | ToolMessage]
+):
+    root: Annotated[
+        SystemMessage | UserMessage | AssistantInputMessage | ToolMessage,
+        Field(discriminator='role'),
+    ]
+    """
+    A message, by `role`: `system` and `developer` (treated as `system`), `user` and `tool`
+    need `content`; an `assistant` message needs `content` or `tool_calls`.
+
+    """
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    """
+    `chatcmpl-...`
+    """
+    object: Literal['chat.completion']
+    created: int
+    model: str
+    """
+    The model that actually ran.
+    """
+    system_fingerprint: str | None = None
+    """
+    `afm_mlx__` + the model id with `/` replaced by `__`.
+    """
+    choices: list[ChatChoice]
+    usage: Usage
+    timings: Timings | None = None
+    afm_profile: AfmProfile | None = None
+
+
+class TokenizeMessagesRequest(BaseModel):
     """
     Chat messages; the chat template is rendered first.
     """
+
+    model: str | None = None
+    messages: Annotated[list[ChatMessage], Field(min_length=1)]
     tools: list[Tool] | None = None
-    add_special_tokens: bool = False
-    """
-    Add the tokenizer's special tokens around plain text.
-    """
     add_generation_prompt: bool = True
     """
-    With `messages`, end with the assistant prompt.
+    End with the assistant prompt.
     """
     chat_template_kwargs: dict[str, Any] | None = None
 
@@ -981,11 +1249,6 @@ class CountTokensRequest(BaseModel):
     """
     messages: Annotated[list[ChatMessage], Field(min_length=1)]
     tools: list[Tool] | None = None
-
-
-class BatchErrors(BaseModel):
-    object: Literal['list'] | None = None
-    data: list[BatchError] | None = None
 
 
 class ChatCompletionRequest(BaseModel):
@@ -1076,6 +1339,9 @@ class ChatCompletionRequest(BaseModel):
     false limits the assistant turn to at most one tool call.
     """
     response_format: ResponseFormat | None = None
+    """
+    The output format; null is the same as absent.
+    """
     chat_template_kwargs: dict[str, Any] | None = None
     """
     AFM extension. Values passed to the model's chat template, such as `enable_thinking`; merged over `--default-chat-template-kwargs`.
@@ -1097,56 +1363,13 @@ class ChatCompletionRequest(BaseModel):
     """
 
 
-class ChoiceLogprobs(BaseModel):
-    content: Annotated[list[TokenLogprob] | None, Field(...)]
-
-
-class ChatChunkChoice(BaseModel):
-    index: int
-    delta: ChatDelta
-    logprobs: ChoiceLogprobs | None = None
-    finish_reason: Annotated[FinishReason1 | None, Field(...)]
+class TokenizeRequest(
+    RootModel[TokenizeTextRequest | TokenizePromptRequest | TokenizeMessagesRequest]
+):
+    root: TokenizeTextRequest | TokenizePromptRequest | TokenizeMessagesRequest
     """
-    Null until the finish chunk.
+    Exactly one of `text`, `prompt` or `messages`.
     """
-
-
-class CompletionChoice(BaseModel):
-    index: int
-    text: str
-    logprobs: CompletionLogprobs | None = None
-    finish_reason: Annotated[FinishReason2 | None, Field(...)]
-
-
-class Batch(BaseModel):
-    id: str
-    object: Literal['batch']
-    endpoint: str
-    errors: BatchErrors | None = None
-    input_file_id: str
-    completion_window: str
-    status: Status1
-    output_file_id: str | None = None
-    error_file_id: str | None = None
-    created_at: int
-    in_progress_at: int | None = None
-    expires_at: int | None = None
-    finalizing_at: int | None = None
-    completed_at: int | None = None
-    failed_at: int | None = None
-    expired_at: int | None = None
-    cancelling_at: int | None = None
-    cancelled_at: int | None = None
-    request_counts: BatchRequestCounts | None = None
-    metadata: dict[str, str] | None = None
-
-
-class BatchList(BaseModel):
-    object: Literal['list']
-    data: list[Batch]
-    first_id: str | None = None
-    last_id: str | None = None
-    has_more: bool
 
 
 class BatchCompletionItem(BaseModel):
@@ -1154,91 +1377,5 @@ class BatchCompletionItem(BaseModel):
     body: ChatCompletionRequest
 
 
-class ChatChoice(BaseModel):
-    index: int
-    message: AssistantMessage
-    logprobs: ChoiceLogprobs | None = None
-    finish_reason: FinishReason
-
-
-class ChatCompletionChunk(BaseModel):
-    """
-    One `chat.completion.chunk`: the JSON in the `data` of a chat stream event. Every chunk
-    of a stream has the same `id`. The first delta carries `role`; the finish chunk has
-    `finish_reason`; the usage chunk (and the `afm_profile` chunk) has `choices: []`. A
-    mid-stream failure is a chunk with `finish_reason: "error"` and an `error` object.
-    In `/v1/batch/completions` each chunk is a whole answer and carries `custom_id`.
-
-    """
-
-    id: str
-    """
-    `chatcmpl-...`, the same for the whole stream.
-    """
-    object: Literal['chat.completion.chunk']
-    created: int
-    model: str
-    system_fingerprint: str | None = None
-    custom_id: str | None = None
-    """
-    `/v1/batch/completions` only: the request's `custom_id`.
-    """
-    choices: list[ChatChunkChoice]
-    usage: Usage | None = None
-    timings: Timings | None = None
-    afm_profile: AfmProfile | None = None
-    error: ErrorDetail | None = None
-
-
-class Completion(BaseModel):
-    id: str
-    object: Literal['text_completion']
-    created: int
-    model: str
-    system_fingerprint: str | None = None
-    choices: list[CompletionChoice]
-    usage: Usage | None = None
-    timings: Timings | None = None
-
-
-class CompletionChunk(BaseModel):
-    """
-    One `text_completion` chunk: the JSON in the `data` of a completions stream event. The
-    usage chunk has `choices: []`; a mid-stream failure has `finish_reason: "error"` and an
-    `error` object.
-
-    """
-
-    id: str
-    object: Literal['text_completion']
-    created: int
-    model: str
-    system_fingerprint: str | None = None
-    choices: list[CompletionChoice]
-    usage: Usage | None = None
-    error: ErrorDetail | None = None
-
-
 class BatchCompletionsRequest(BaseModel):
     requests: Annotated[list[BatchCompletionItem], Field(max_length=64, min_length=1)]
-
-
-class ChatCompletion(BaseModel):
-    id: str
-    """
-    `chatcmpl-...`
-    """
-    object: Literal['chat.completion']
-    created: int
-    model: str
-    """
-    The model that actually ran.
-    """
-    system_fingerprint: str | None = None
-    """
-    `afm_mlx__` + the model id with `/` replaced by `__`.
-    """
-    choices: list[ChatChoice]
-    usage: Usage
-    timings: Timings | None = None
-    afm_profile: AfmProfile | None = None

@@ -7,8 +7,6 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import RootModel
-
 from afm.context import current_request_id
 from afm.errors import InvalidRequest
 from engine.output import Delta
@@ -19,7 +17,7 @@ from serving.prepare import ChatSpec, Prepared
 from serving.run import OpenedGeneration, finish_reason, generate_all
 from serving.sampling import SamplingFields
 from serving.usage import PROFILE_MODES, afm_profile, timings, usage
-from serving.values import plain
+from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -29,13 +27,11 @@ log = logging.getLogger("afm.chat")
 
 # ---------------------------------------------------------------- translator
 def _part_text(part: Any, where: str) -> str:
-    kind = plain(part.type)
-    if kind == "text":
-        if not isinstance(part.text, str):
-            raise InvalidRequest(f"{where} has type 'text' but no 'text' string", param=where)
+    part = unwrap(part)
+    if part.type == "text":
         return part.text
     raise InvalidRequest(
-        f"{where} is an '{kind}' part, but the loaded model takes text only; remove the "
+        f"{where} is an '{part.type}' part, but the loaded model takes text only; remove the "
         "part or run a multimodal model", param=where)
 
 
@@ -44,27 +40,19 @@ def template_messages(messages: list[Any]) -> list[dict[str, Any]]:
     joined, tool calls and tool results kept for multi-turn tool conversations."""
     out: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
-        message = message.root if isinstance(message, RootModel) else message
-        role = plain(message.role)
-        role = "system" if role == "developer" else role
-        content = message.content
+        message = unwrap(message)  # the contract made content required per role
+        role = "system" if message.role == "developer" else message.role
+        content = unwrap(message.content)
         if isinstance(content, list):
             content = "".join(_part_text(p, f"messages[{i}].content[{j}]")
                               for j, p in enumerate(content))
-        if content is None and role != "assistant":
-            raise InvalidRequest(f"messages[{i}] ({role}) needs content",
-                                 param=f"messages[{i}].content")
         item: dict[str, Any] = {"role": role, "content": content}
         if role == "assistant":
-            calls = getattr(message, "tool_calls", None)
-            if calls:
+            if getattr(message, "tool_calls", None):
                 item["tool_calls"] = [
                     {"id": c.id, "type": "function",
                      "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                    for c in calls]
-            elif content is None:
-                raise InvalidRequest(f"messages[{i}] (assistant) needs content or tool_calls",
-                                     param=f"messages[{i}].content")
+                    for c in message.tool_calls]
             if getattr(message, "reasoning_content", None):
                 item["reasoning_content"] = message.reasoning_content
         if role == "tool" and getattr(message, "tool_call_id", None):
@@ -83,10 +71,6 @@ def function_tools(tools: list[Any] | None) -> list[dict[str, Any]] | None:
 def to_spec(req: ChatCompletionRequest, *, priority: int = 0) -> ChatSpec:
     """The translator: a chat completion request in engine terms."""
     response_format = plain(req.response_format)
-    if response_format is not None and response_format.get("type") == "json_schema" \
-            and not isinstance(response_format.get("json_schema"), dict):
-        raise InvalidRequest("response_format json_schema needs 'json_schema'",
-                             param="response_format.json_schema")
     effort = plain(req.reasoning_effort)
     return ChatSpec(
         messages=template_messages(req.messages),

@@ -26,8 +26,6 @@ async def to_request(state: AppState, req: CompletionRequest, request_id: str, *
     """The translator: tokenise the prompt and merge sampling fields (400 when refused)."""
     engine = state.require_engine()
     s = state.settings
-    if req.echo:
-        raise InvalidRequest("echo=true is not supported", param="echo")
     if req.logprobs is not None and req.logprobs > s.max_logprobs:
         raise InvalidRequest(f"logprobs may be at most {s.max_logprobs} on this server",
                              param="logprobs")

@@ -7,10 +7,16 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from afm.errors import InvalidRequest, TokenizeUnsupported
-from generated.models import CountTokensRequest, DetokenizeRequest, TokenizeRequest
+from generated.models import (
+    CountTokensRequest,
+    DetokenizeRequest,
+    TokenizeMessagesRequest,
+    TokenizeRequest,
+    TokenizeTextRequest,
+)
 from serving.chat import function_tools, template_messages
 from serving.prepare import render_tokens, template_kwargs
-from serving.values import plain
+from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -38,17 +44,16 @@ async def _chat_tokens(state: AppState, messages: list[dict[str, Any]], tools: A
 
 
 async def tokenize(state: AppState, req: TokenizeRequest) -> dict[str, Any]:
+    """Tokens of a text (optionally with the tokenizer's special tokens) or of rendered chat
+    messages; the contract guarantees exactly one of `text`, `prompt`, `messages`."""
     engine = tokenizer_engine(state)
-    given = [k for k in ("text", "prompt", "messages") if getattr(req, k) is not None]
-    if len(given) != 1:
-        raise InvalidRequest("Send exactly one of 'text', 'prompt' or 'messages'",
-                             param="text")
-    if req.messages is not None:
-        tokens = await _chat_tokens(state, template_messages(req.messages), req.tools,
-                                    req.chat_template_kwargs, req.add_generation_prompt)
+    shape = unwrap(req)
+    if isinstance(shape, TokenizeMessagesRequest):
+        tokens = await _chat_tokens(state, template_messages(shape.messages), shape.tools,
+                                    shape.chat_template_kwargs, shape.add_generation_prompt)
     else:
-        text = req.text if req.text is not None else req.prompt
-        tokens = await asyncio.to_thread(engine.encode, text, req.add_special_tokens)
+        text = shape.text if isinstance(shape, TokenizeTextRequest) else shape.prompt
+        tokens = await asyncio.to_thread(engine.encode, text, shape.add_special_tokens)
     return {"tokens": tokens, "count": len(tokens), "model": state.model_id,
             "max_model_len": engine.max_context}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 
 
 def plain(value: Any) -> Any:
@@ -15,3 +15,10 @@ def plain(value: Any) -> Any:
     if isinstance(value, list):
         return [plain(v) for v in value]
     return getattr(value, "value", value)  # StrEnum members -> str
+
+
+def unwrap(value: Any) -> Any:
+    """The model inside root models (a union chosen by a discriminator, nested or not)."""
+    while isinstance(value, RootModel):
+        value = value.root
+    return value

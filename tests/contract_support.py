@@ -108,3 +108,66 @@ def stream_errors(method: str, path: str, body: str) -> list[str]:
             continue
         problems.extend(f"event {i}: {msg}" for msg in schema_errors(schema, chunk))
     return problems
+
+
+# What a schema-valid request can still be refused for: rules that depend on the loaded model,
+# the server's flags or the host, or that relate two values of one request in a way JSON Schema
+# draft 4 (OpenAPI 3.0) cannot state. Each is (Schemathesis check code, pattern of the error
+# message the server answers, reason). Everything else a schema-valid request is refused for is
+# a rule the contract must state.
+MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
+    ("ST101", r"Apple (Speech|Vision) is not available on this host",
+     "host: audio and vision are Apple-only; elsewhere a valid request is answered 503"),
+    ("ST202", r"(?i)token id -?\d+ is outside the vocabulary", "model: its vocabulary size"),
+    ("ST202", r"dimensions may be at most \d+", "model: the embedding model's dimensions"),
+    ("ST202", r"leaves no room in the model's \d+-token context", "model: its context window"),
+    ("ST202", r"is an '(image_url|input_audio)' part, but the loaded model takes text only",
+     "model: a text-only model cannot take image or audio parts"),
+    ("ST202", r"The chat template rejected these messages", "model: its chat template's rules"),
+    ("ST202", r"Cannot enforce this request's structure",
+     "model/grammar engine: schemas the grammar engine cannot compile"),
+    ("ST202", r"(top_)?logprobs may be at most \d+ on this server",
+     "server flag: --max-logprobs"),
+    ("ST202", r"Streaming is disabled on this server", "server flag: --no-streaming"),
+    ("ST202", r"top_logprobs requires logprobs=true",
+     "two fields: stating it would turn the request into a union of two object types"),
+    ("ST202", r"tool_choice names function .* which is not among tools",
+     "two fields: a value of one must equal a value inside another"),
+    ("ST202", r"tool_choice 'required' needs at least one tool",
+     "two fields: stating it would turn the request into a union of two object types"),
+    ("ST202", r"custom_id values must be unique",
+     "values across items: uniqueItems cannot single out one property"),
+    ("error", r"Failed Health Check\s+Data generation is too slow",
+     "not a finding: Hypothesis' generation-speed health check trips on a loaded machine"),
+    ("ST202", r"'file' is empty",
+     "multipart: Connexion cannot validate minLength on a binary part"),
+)
+
+
+def explained(code: str, text: str) -> str | None:
+    """The reason MODEL_STATE_RULES gives for failure ``code`` with ``text``, if any."""
+    import re
+
+    for rule_code, pattern, reason in MODEL_STATE_RULES:
+        if code == rule_code and re.search(pattern, text):
+            return reason
+    return None
+
+
+def unexplained_failures(junit_xml: str) -> list[str]:
+    """Failures in a Schemathesis JUnit report that no MODEL_STATE_RULES entry explains."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    problems = []
+    for case in ET.fromstring(junit_xml).iter("testcase"):
+        for failure in case:
+            if failure.tag not in ("failure", "error"):
+                continue
+            text = failure.text or failure.get("message") or ""
+            for found in re.split(r"\n(?=\d+\. Test Case ID)", text):
+                codes = (["error"] if failure.tag == "error"
+                         else re.findall(r"^- (ST\d+)", found, re.M) or ["?"])
+                problems += [f"{case.get('name')}: {found[:1500]}" for code in codes
+                             if explained(code, found) is None]
+    return problems

@@ -11,7 +11,7 @@ from typing import Any
 
 import schemathesis
 
-from tests.contract_support import event_data_schema, stream_errors
+from tests.contract_support import event_data_schema, explained, stream_errors
 
 
 @schemathesis.check
@@ -26,4 +26,20 @@ def sse_event_data(ctx: Any, response: Any, case: Any) -> bool | None:
     problems = stream_errors(case.operation.method, case.operation.path, response.text)
     if problems:
         raise AssertionError("SSE events break the contract:\n" + "\n".join(problems[:10]))
+    return True
+
+
+@schemathesis.check
+def refusals_explained(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A schema-valid request is refused only for a listed model/state rule."""
+    meta = getattr(case, "meta", None)
+    if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
+        return None
+    try:
+        message = response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        message = response.text
+    if explained("ST202", message) is None:
+        raise AssertionError(f"Schema-valid request refused for a rule the contract does not "
+                             f"state: {message}")
     return True

@@ -52,8 +52,6 @@ from afm_client.models import (  # noqa: E402
     ChatCompletion,
     ChatCompletionChunk,
     ChatCompletionRequest,
-    ChatMessage,
-    ChatMessageRole,
     Completion,
     CompletionRequest,
     CountTokensRequest,
@@ -75,8 +73,11 @@ from afm_client.models import (  # noqa: E402
     Model,
     ModelList,
     StreamOptionsType0,
-    TokenizeRequest,
+    TokenizeMessagesRequest,
     TokenizeResponse,
+    TokenizeTextRequest,
+    UserMessage,
+    UserMessageRole,
 )
 from afm_client.types import File, Response  # noqa: E402
 
@@ -111,8 +112,8 @@ def check(response: Response[Any], path: str, method: str, parsed_type: type,
     return response.parsed
 
 
-def user(text: str) -> ChatMessage:
-    return ChatMessage(role=ChatMessageRole.USER, content=text)
+def user(text: str) -> UserMessage:
+    return UserMessage(role=UserMessageRole.USER, content=text)
 
 
 def test_health_and_models(sdk: Client) -> None:
@@ -219,7 +220,8 @@ def test_embeddings(sdk: Client) -> None:
 
 
 def test_tokenize_detokenize_count(sdk: Client) -> None:
-    tokens = check(tokenize.sync_detailed(client=sdk, body=TokenizeRequest(text="Hello, world")),
+    body = TokenizeTextRequest(text="Hello, world")
+    tokens = check(tokenize.sync_detailed(client=sdk, body=body),
                    "/v1/tokenize", "post", TokenizeResponse)
     assert tokens.count == len(tokens.tokens) > 0
     text = check(detokenize.sync_detailed(client=sdk, body=DetokenizeRequest(tokens=tokens.tokens)),
@@ -227,7 +229,8 @@ def test_tokenize_detokenize_count(sdk: Client) -> None:
     assert text.text == "Hello, world"
 
     messages = [user("How many tokens is this?")]
-    rendered = check(tokenize.sync_detailed(client=sdk, body=TokenizeRequest(messages=messages)),
+    rendered = check(tokenize.sync_detailed(client=sdk,
+                                            body=TokenizeMessagesRequest(messages=messages)),
                      "/v1/tokenize", "post", TokenizeResponse)
     counted = check(count_tokens.sync_detailed(client=sdk,
                                                body=CountTokensRequest(messages=messages)),

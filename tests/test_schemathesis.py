@@ -4,6 +4,12 @@ live `afm serve`, then walks the declared links (files -> batches) statefully. A
 Settings, and the few documented exceptions with their reasons, live in tests/schemathesis.toml;
 tests/schemathesis_hooks.py adds a check that validates the JSON of every SSE event.
 
+A second test runs Schemathesis as an outsider does: default settings, `--checks all`, no
+project config and no hooks. The contract is as strict as the code when every failure it finds is
+a rule that depends on the loaded model, the server's flags or the host, or relates two values of
+one request: each listed with its reason in tests/contract_support.py's MODEL_STATE_RULES. Only
+the example count is bounded (and the seed fixed) to keep it short.
+
 Generation stays cheap without bending the contract: the server runs a copy of the tiny test
 model whose context window is 256 tokens, so even a request asking for `max_tokens: 10**9`
 stops after a few hundred tokens (the contract says `max_tokens` is capped by the window).
@@ -24,12 +30,15 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, LiveServer
+from tests.contract_support import unexplained_failures
 
 pytestmark = pytest.mark.slow
 
 CONTEXT_WINDOW = 256
 CONFIG = ROOT / "tests" / "schemathesis.toml"
 REPORT_DIR = ROOT / "artifacts" / "schemathesis"
+DEFAULTS_MAX_EXAMPLES = 5
+DEFAULTS_SEED = 20261130
 
 
 def small_context_model(source: Path, target: Path, window: int) -> Path:
@@ -69,3 +78,22 @@ def test_schemathesis_gate(gate_server: LiveServer) -> None:
     links = re.search(r"API Links:\s+(\d+) covered / (\d+) selected", out)
     assert links and links.group(1) == links.group(2) != "0", \
         f"stateful phase left declared links unused:\n{out[-5000:]}"
+
+
+def test_schemathesis_defaults_find_only_model_and_state_rules(gate_server: LiveServer,
+                                                                tmp_path: Path) -> None:
+    st = Path(sys.executable).parent / "st"
+    junit = tmp_path / "junit.xml"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCHEMATHESIS")}
+    env["NO_COLOR"] = "1"
+    cmd = [str(st), "run", f"{gate_server.url}/openapi.json", "--checks", "all",
+           "--max-examples", str(DEFAULTS_MAX_EXAMPLES), "--seed", str(DEFAULTS_SEED),
+           "--report", "junit", "--report-junit-path", str(junit)]
+    # cwd outside the checkout: Schemathesis finds no project config there
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=900)
+    out = proc.stdout + proc.stderr
+    assert junit.is_file() and "Tested:" in out, f"Schemathesis did not run:\n{out[-5000:]}"
+    problems = unexplained_failures(junit.read_text())
+    assert problems == [], ("Schemathesis found refusals the contract does not state:\n"
+                            + "\n\n".join(problems)[:20000])

@@ -4,8 +4,15 @@ from .afm_profile_host import AfmProfileHost
 from .afm_profile_sample import AfmProfileSample
 from .afm_profile_type_0 import AfmProfileType0
 from .afm_profile_type_0_object import AfmProfileType0Object
+from .assistant_content_message import AssistantContentMessage
+from .assistant_content_message_role import AssistantContentMessageRole
 from .assistant_message import AssistantMessage
 from .assistant_message_role import AssistantMessageRole
+from .assistant_tool_calls_message import AssistantToolCallsMessage
+from .assistant_tool_calls_message_role import AssistantToolCallsMessageRole
+from .audio_content_part import AudioContentPart
+from .audio_content_part_input_audio import AudioContentPartInputAudio
+from .audio_content_part_type import AudioContentPartType
 from .batch import Batch
 from .batch_completion_error import BatchCompletionError
 from .batch_completion_error_object import BatchCompletionErrorObject
@@ -38,8 +45,6 @@ from .chat_completion_request_reasoning_effort_type_2_type_1 import ChatCompleti
 from .chat_completion_request_reasoning_effort_type_3_type_1 import ChatCompletionRequestReasoningEffortType3Type1
 from .chat_delta import ChatDelta
 from .chat_delta_role import ChatDeltaRole
-from .chat_message import ChatMessage
-from .chat_message_role import ChatMessageRole
 from .choice_logprobs_type_0 import ChoiceLogprobsType0
 from .completion import Completion
 from .completion_choice import CompletionChoice
@@ -51,11 +56,6 @@ from .completion_chunk_object import CompletionChunkObject
 from .completion_logprobs_type_0 import CompletionLogprobsType0
 from .completion_object import CompletionObject
 from .completion_request import CompletionRequest
-from .content_part import ContentPart
-from .content_part_image_url import ContentPartImageUrl
-from .content_part_image_url_detail import ContentPartImageUrlDetail
-from .content_part_input_audio import ContentPartInputAudio
-from .content_part_type import ContentPartType
 from .count_tokens_request import CountTokensRequest
 from .count_tokens_request_system_type_1_item import CountTokensRequestSystemType1Item
 from .count_tokens_request_system_type_1_item_type import CountTokensRequestSystemType1ItemType
@@ -93,6 +93,10 @@ from .health import Health
 from .health_backend import HealthBackend
 from .health_backend_name import HealthBackendName
 from .health_status import HealthStatus
+from .image_content_part import ImageContentPart
+from .image_content_part_image_url import ImageContentPartImageUrl
+from .image_content_part_image_url_detail import ImageContentPartImageUrlDetail
+from .image_content_part_type import ImageContentPartType
 from .json_schema_format import JsonSchemaFormat
 from .json_schema_format_schema import JsonSchemaFormatSchema
 from .list_files_order import ListFilesOrder
@@ -109,18 +113,28 @@ from .ocr_request_mode import OcrRequestMode
 from .ocr_request_recognition_level import OcrRequestRecognitionLevel
 from .ocr_result import OcrResult
 from .ocr_result_lines_item import OcrResultLinesItem
-from .response_format_type_0 import ResponseFormatType0
-from .response_format_type_0_type import ResponseFormatType0Type
+from .response_format_json_object import ResponseFormatJsonObject
+from .response_format_json_object_type import ResponseFormatJsonObjectType
+from .response_format_json_schema import ResponseFormatJsonSchema
+from .response_format_json_schema_type import ResponseFormatJsonSchemaType
+from .response_format_text import ResponseFormatText
+from .response_format_text_type import ResponseFormatTextType
 from .speech_request import SpeechRequest
 from .speech_request_response_format import SpeechRequestResponseFormat
 from .sse_event import SSEEvent
 from .stream_options_type_0 import StreamOptionsType0
+from .system_message import SystemMessage
+from .system_message_role import SystemMessageRole
+from .text_content_part import TextContentPart
+from .text_content_part_type import TextContentPartType
 from .timings import Timings
 from .token_alternatives import TokenAlternatives
 from .token_logprob import TokenLogprob
-from .tokenize_request import TokenizeRequest
-from .tokenize_request_chat_template_kwargs import TokenizeRequestChatTemplateKwargs
+from .tokenize_messages_request import TokenizeMessagesRequest
+from .tokenize_messages_request_chat_template_kwargs import TokenizeMessagesRequestChatTemplateKwargs
+from .tokenize_prompt_request import TokenizePromptRequest
 from .tokenize_response import TokenizeResponse
+from .tokenize_text_request import TokenizeTextRequest
 from .tool import Tool
 from .tool_call import ToolCall
 from .tool_call_delta import ToolCallDelta
@@ -131,6 +145,8 @@ from .tool_call_type import ToolCallType
 from .tool_choice_type_0_type_1 import ToolChoiceType0Type1
 from .tool_choice_type_0_type_2_type_1 import ToolChoiceType0Type2Type1
 from .tool_choice_type_0_type_3_type_1 import ToolChoiceType0Type3Type1
+from .tool_message import ToolMessage
+from .tool_message_role import ToolMessageRole
 from .tool_type import ToolType
 from .top_logprob import TopLogprob
 from .transcription import Transcription
@@ -138,6 +154,8 @@ from .transcription_request import TranscriptionRequest
 from .transcription_request_response_format import TranscriptionRequestResponseFormat
 from .usage import Usage
 from .usage_prompt_tokens_details import UsagePromptTokensDetails
+from .user_message import UserMessage
+from .user_message_role import UserMessageRole
 from .voice_list import VoiceList
 from .voice_list_data_item import VoiceListDataItem
 from .voice_list_object import VoiceListObject
@@ -147,8 +165,15 @@ __all__ = (
     "AfmProfileSample",
     "AfmProfileType0",
     "AfmProfileType0Object",
+    "AssistantContentMessage",
+    "AssistantContentMessageRole",
     "AssistantMessage",
     "AssistantMessageRole",
+    "AssistantToolCallsMessage",
+    "AssistantToolCallsMessageRole",
+    "AudioContentPart",
+    "AudioContentPartInputAudio",
+    "AudioContentPartType",
     "Batch",
     "BatchCompletionError",
     "BatchCompletionErrorObject",
@@ -181,8 +206,6 @@ __all__ = (
     "ChatCompletionRequestReasoningEffortType3Type1",
     "ChatDelta",
     "ChatDeltaRole",
-    "ChatMessage",
-    "ChatMessageRole",
     "ChoiceLogprobsType0",
     "Completion",
     "CompletionChoice",
@@ -194,11 +217,6 @@ __all__ = (
     "CompletionLogprobsType0",
     "CompletionObject",
     "CompletionRequest",
-    "ContentPart",
-    "ContentPartImageUrl",
-    "ContentPartImageUrlDetail",
-    "ContentPartInputAudio",
-    "ContentPartType",
     "CountTokensRequest",
     "CountTokensRequestSystemType1Item",
     "CountTokensRequestSystemType1ItemType",
@@ -236,6 +254,10 @@ __all__ = (
     "HealthBackend",
     "HealthBackendName",
     "HealthStatus",
+    "ImageContentPart",
+    "ImageContentPartImageUrl",
+    "ImageContentPartImageUrlDetail",
+    "ImageContentPartType",
     "JsonSchemaFormat",
     "JsonSchemaFormatSchema",
     "ListFilesOrder",
@@ -252,17 +274,27 @@ __all__ = (
     "OcrRequestRecognitionLevel",
     "OcrResult",
     "OcrResultLinesItem",
-    "ResponseFormatType0",
-    "ResponseFormatType0Type",
+    "ResponseFormatJsonObject",
+    "ResponseFormatJsonObjectType",
+    "ResponseFormatJsonSchema",
+    "ResponseFormatJsonSchemaType",
+    "ResponseFormatText",
+    "ResponseFormatTextType",
     "SpeechRequest",
     "SpeechRequestResponseFormat",
     "SSEEvent",
     "StreamOptionsType0",
+    "SystemMessage",
+    "SystemMessageRole",
+    "TextContentPart",
+    "TextContentPartType",
     "Timings",
     "TokenAlternatives",
-    "TokenizeRequest",
-    "TokenizeRequestChatTemplateKwargs",
+    "TokenizeMessagesRequest",
+    "TokenizeMessagesRequestChatTemplateKwargs",
+    "TokenizePromptRequest",
     "TokenizeResponse",
+    "TokenizeTextRequest",
     "TokenLogprob",
     "Tool",
     "ToolCall",
@@ -274,6 +306,8 @@ __all__ = (
     "ToolChoiceType0Type1",
     "ToolChoiceType0Type2Type1",
     "ToolChoiceType0Type3Type1",
+    "ToolMessage",
+    "ToolMessageRole",
     "ToolType",
     "TopLogprob",
     "Transcription",
@@ -281,6 +315,8 @@ __all__ = (
     "TranscriptionRequestResponseFormat",
     "Usage",
     "UsagePromptTokensDetails",
+    "UserMessage",
+    "UserMessageRole",
     "VoiceList",
     "VoiceListDataItem",
     "VoiceListObject",

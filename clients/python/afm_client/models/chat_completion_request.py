@@ -19,14 +19,20 @@ from ..models.tool_choice_type_0_type_3_type_1 import ToolChoiceType0Type3Type1
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.assistant_content_message import AssistantContentMessage
+    from ..models.assistant_tool_calls_message import AssistantToolCallsMessage
     from ..models.chat_completion_request_chat_template_kwargs_type_0 import (
         ChatCompletionRequestChatTemplateKwargsType0,
     )
-    from ..models.chat_message import ChatMessage
     from ..models.named_tool_choice import NamedToolChoice
-    from ..models.response_format_type_0 import ResponseFormatType0
+    from ..models.response_format_json_object import ResponseFormatJsonObject
+    from ..models.response_format_json_schema import ResponseFormatJsonSchema
+    from ..models.response_format_text import ResponseFormatText
     from ..models.stream_options_type_0 import StreamOptionsType0
+    from ..models.system_message import SystemMessage
     from ..models.tool import Tool
+    from ..models.tool_message import ToolMessage
+    from ..models.user_message import UserMessage
 
 
 T = TypeVar("T", bound="ChatCompletionRequest")
@@ -37,7 +43,8 @@ class ChatCompletionRequest:
     """Unknown fields are accepted and ignored, as OpenAI clients send fields a server may not know.
 
     Attributes:
-        messages (list[ChatMessage]): The conversation. Must not be empty.
+        messages (list[AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage |
+            UserMessage]): The conversation. Must not be empty.
         model (str | Unset): Requested model id. A single-model server normalises aliases and serves the active model;
             the response names what ran.
         temperature (float | None | Unset): Sampling temperature (0 = greedy). Overrides `--temperature`.
@@ -69,8 +76,8 @@ class ChatCompletionRequest:
             ToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, or `{"type": "function", "function": {"name":
             ...}}` (the name must be among `tools`).
         parallel_tool_calls (bool | None | Unset): false limits the assistant turn to at most one tool call.
-        response_format (None | ResponseFormatType0 | Unset): `text`, `json_object` (any JSON object) or `json_schema`.
-            Enforced token by token unless the grammar engine is disabled; wins over `--guided-json`.
+        response_format (None | ResponseFormatJsonObject | ResponseFormatJsonSchema | ResponseFormatText | Unset): The
+            output format; null is the same as absent.
         chat_template_kwargs (ChatCompletionRequestChatTemplateKwargsType0 | None | Unset): AFM extension. Values passed
             to the model's chat template, such as `enable_thinking`; merged over `--default-chat-template-kwargs`.
         reasoning_effort (ChatCompletionRequestReasoningEffortType1 | ChatCompletionRequestReasoningEffortType2Type1 |
@@ -82,7 +89,7 @@ class ChatCompletionRequest:
         ignore_eos (bool | None | Unset): vLLM extension. Keep generating past end-of-sequence until the token limit.
     """
 
-    messages: list[ChatMessage]
+    messages: list[AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage | UserMessage]
     model: str | Unset = UNSET
     temperature: float | None | Unset = UNSET
     top_p: float | None | Unset = UNSET
@@ -106,7 +113,7 @@ class ChatCompletionRequest:
         NamedToolChoice | None | ToolChoiceType0Type1 | ToolChoiceType0Type2Type1 | ToolChoiceType0Type3Type1 | Unset
     ) = UNSET
     parallel_tool_calls: bool | None | Unset = UNSET
-    response_format: None | ResponseFormatType0 | Unset = UNSET
+    response_format: None | ResponseFormatJsonObject | ResponseFormatJsonSchema | ResponseFormatText | Unset = UNSET
     chat_template_kwargs: ChatCompletionRequestChatTemplateKwargsType0 | None | Unset = UNSET
     reasoning_effort: (
         ChatCompletionRequestReasoningEffortType1
@@ -120,16 +127,33 @@ class ChatCompletionRequest:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.assistant_content_message import AssistantContentMessage  # noqa: PLC0415
+        from ..models.assistant_tool_calls_message import AssistantToolCallsMessage  # noqa: PLC0415
         from ..models.chat_completion_request_chat_template_kwargs_type_0 import (
             ChatCompletionRequestChatTemplateKwargsType0,  # noqa: PLC0415
         )
         from ..models.named_tool_choice import NamedToolChoice  # noqa: PLC0415
-        from ..models.response_format_type_0 import ResponseFormatType0  # noqa: PLC0415
+        from ..models.response_format_json_object import ResponseFormatJsonObject  # noqa: PLC0415
+        from ..models.response_format_json_schema import ResponseFormatJsonSchema  # noqa: PLC0415
+        from ..models.response_format_text import ResponseFormatText  # noqa: PLC0415
         from ..models.stream_options_type_0 import StreamOptionsType0  # noqa: PLC0415
+        from ..models.system_message import SystemMessage  # noqa: PLC0415
+        from ..models.user_message import UserMessage  # noqa: PLC0415
 
         messages = []
         for messages_item_data in self.messages:
-            messages_item = messages_item_data.to_dict()
+            messages_item: dict[str, Any]
+            if isinstance(messages_item_data, SystemMessage):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, UserMessage):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, AssistantContentMessage):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, AssistantToolCallsMessage):
+                messages_item = messages_item_data.to_dict()
+            else:
+                messages_item = messages_item_data.to_dict()
+
             messages.append(messages_item)
 
         model = self.model
@@ -276,7 +300,11 @@ class ChatCompletionRequest:
         response_format: dict[str, Any] | None | Unset
         if isinstance(self.response_format, Unset):
             response_format = UNSET
-        elif isinstance(self.response_format, ResponseFormatType0):
+        elif isinstance(self.response_format, ResponseFormatText):
+            response_format = self.response_format.to_dict()
+        elif isinstance(self.response_format, ResponseFormatJsonObject):
+            response_format = self.response_format.to_dict()
+        elif isinstance(self.response_format, ResponseFormatJsonSchema):
             response_format = self.response_format.to_dict()
         else:
             response_format = self.response_format
@@ -377,20 +405,68 @@ class ChatCompletionRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.assistant_content_message import AssistantContentMessage  # noqa: PLC0415
+        from ..models.assistant_tool_calls_message import AssistantToolCallsMessage  # noqa: PLC0415
         from ..models.chat_completion_request_chat_template_kwargs_type_0 import (
             ChatCompletionRequestChatTemplateKwargsType0,  # noqa: PLC0415
         )
-        from ..models.chat_message import ChatMessage  # noqa: PLC0415
         from ..models.named_tool_choice import NamedToolChoice  # noqa: PLC0415
-        from ..models.response_format_type_0 import ResponseFormatType0  # noqa: PLC0415
+        from ..models.response_format_json_object import ResponseFormatJsonObject  # noqa: PLC0415
+        from ..models.response_format_json_schema import ResponseFormatJsonSchema  # noqa: PLC0415
+        from ..models.response_format_text import ResponseFormatText  # noqa: PLC0415
         from ..models.stream_options_type_0 import StreamOptionsType0  # noqa: PLC0415
+        from ..models.system_message import SystemMessage  # noqa: PLC0415
         from ..models.tool import Tool  # noqa: PLC0415
+        from ..models.tool_message import ToolMessage  # noqa: PLC0415
+        from ..models.user_message import UserMessage  # noqa: PLC0415
 
         d = dict(src_dict)
         messages = []
         _messages = d.pop("messages")
         for messages_item_data in _messages:
-            messages_item = ChatMessage.from_dict(messages_item_data)
+
+            def _parse_messages_item(
+                data: object,
+            ) -> AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage | UserMessage:
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_chat_message_type_0 = SystemMessage.from_dict(data)
+
+                    return componentsschemas_chat_message_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_chat_message_type_1 = UserMessage.from_dict(data)
+
+                    return componentsschemas_chat_message_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_assistant_input_message_type_0 = AssistantContentMessage.from_dict(data)
+
+                    return componentsschemas_assistant_input_message_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_assistant_input_message_type_1 = AssistantToolCallsMessage.from_dict(data)
+
+                    return componentsschemas_assistant_input_message_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_chat_message_type_3 = ToolMessage.from_dict(data)
+
+                return componentsschemas_chat_message_type_3
+
+            messages_item = _parse_messages_item(messages_item_data)
 
             messages.append(messages_item)
 
@@ -654,7 +730,9 @@ class ChatCompletionRequest:
 
         parallel_tool_calls = _parse_parallel_tool_calls(d.pop("parallel_tool_calls", UNSET))
 
-        def _parse_response_format(data: object) -> None | ResponseFormatType0 | Unset:
+        def _parse_response_format(
+            data: object,
+        ) -> None | ResponseFormatJsonObject | ResponseFormatJsonSchema | ResponseFormatText | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -662,12 +740,28 @@ class ChatCompletionRequest:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_response_format_type_0 = ResponseFormatType0.from_dict(data)
+                componentsschemas_response_format_type_0 = ResponseFormatText.from_dict(data)
 
                 return componentsschemas_response_format_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | ResponseFormatType0 | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_format_type_1 = ResponseFormatJsonObject.from_dict(data)
+
+                return componentsschemas_response_format_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_format_type_2 = ResponseFormatJsonSchema.from_dict(data)
+
+                return componentsschemas_response_format_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseFormatJsonObject | ResponseFormatJsonSchema | ResponseFormatText | Unset, data)
 
         response_format = _parse_response_format(d.pop("response_format", UNSET))
 

@@ -36,7 +36,7 @@ class CompletionRequest:
         stream_options (None | StreamOptionsType0 | Unset): Streaming options.
         logprobs (int | None | Unset): Legacy style: number of alternatives per token (0 = chosen token only); above
             `--max-logprobs` -> 400.
-        echo (bool | None | Unset): Not supported; true gets 400.
+        echo (bool | None | Unset): Not supported; only false (or null).
         n (int | None | Unset): Only 1 is supported.
         best_of (int | None | Unset): Only 1 is supported.
         ignore_eos (bool | None | Unset): vLLM extension. Generate until the token limit.

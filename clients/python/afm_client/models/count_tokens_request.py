@@ -9,9 +9,13 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.chat_message import ChatMessage
+    from ..models.assistant_content_message import AssistantContentMessage
+    from ..models.assistant_tool_calls_message import AssistantToolCallsMessage
     from ..models.count_tokens_request_system_type_1_item import CountTokensRequestSystemType1Item
+    from ..models.system_message import SystemMessage
     from ..models.tool import Tool
+    from ..models.tool_message import ToolMessage
+    from ..models.user_message import UserMessage
 
 
 T = TypeVar("T", bound="CountTokensRequest")
@@ -21,23 +25,40 @@ T = TypeVar("T", bound="CountTokensRequest")
 class CountTokensRequest:
     """
     Attributes:
-        messages (list[ChatMessage]):
+        messages (list[AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage |
+            UserMessage]):
         model (str | Unset):
         system (list[CountTokensRequestSystemType1Item] | str | Unset): Anthropic-style system prompt, rendered as a
             leading system message.
         tools (list[Tool] | Unset):
     """
 
-    messages: list[ChatMessage]
+    messages: list[AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage | UserMessage]
     model: str | Unset = UNSET
     system: list[CountTokensRequestSystemType1Item] | str | Unset = UNSET
     tools: list[Tool] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.assistant_content_message import AssistantContentMessage  # noqa: PLC0415
+        from ..models.assistant_tool_calls_message import AssistantToolCallsMessage  # noqa: PLC0415
+        from ..models.system_message import SystemMessage  # noqa: PLC0415
+        from ..models.user_message import UserMessage  # noqa: PLC0415
+
         messages = []
         for messages_item_data in self.messages:
-            messages_item = messages_item_data.to_dict()
+            messages_item: dict[str, Any]
+            if isinstance(messages_item_data, SystemMessage):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, UserMessage):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, AssistantContentMessage):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, AssistantToolCallsMessage):
+                messages_item = messages_item_data.to_dict()
+            else:
+                messages_item = messages_item_data.to_dict()
+
             messages.append(messages_item)
 
         model = self.model
@@ -79,15 +100,61 @@ class CountTokensRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.chat_message import ChatMessage  # noqa: PLC0415
+        from ..models.assistant_content_message import AssistantContentMessage  # noqa: PLC0415
+        from ..models.assistant_tool_calls_message import AssistantToolCallsMessage  # noqa: PLC0415
         from ..models.count_tokens_request_system_type_1_item import CountTokensRequestSystemType1Item  # noqa: PLC0415
+        from ..models.system_message import SystemMessage  # noqa: PLC0415
         from ..models.tool import Tool  # noqa: PLC0415
+        from ..models.tool_message import ToolMessage  # noqa: PLC0415
+        from ..models.user_message import UserMessage  # noqa: PLC0415
 
         d = dict(src_dict)
         messages = []
         _messages = d.pop("messages")
         for messages_item_data in _messages:
-            messages_item = ChatMessage.from_dict(messages_item_data)
+
+            def _parse_messages_item(
+                data: object,
+            ) -> AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage | UserMessage:
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_chat_message_type_0 = SystemMessage.from_dict(data)
+
+                    return componentsschemas_chat_message_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_chat_message_type_1 = UserMessage.from_dict(data)
+
+                    return componentsschemas_chat_message_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_assistant_input_message_type_0 = AssistantContentMessage.from_dict(data)
+
+                    return componentsschemas_assistant_input_message_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_assistant_input_message_type_1 = AssistantToolCallsMessage.from_dict(data)
+
+                    return componentsschemas_assistant_input_message_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_chat_message_type_3 = ToolMessage.from_dict(data)
+
+                return componentsschemas_chat_message_type_3
+
+            messages_item = _parse_messages_item(messages_item_data)
 
             messages.append(messages_item)
 

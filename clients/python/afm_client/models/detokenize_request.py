@@ -15,7 +15,8 @@ T = TypeVar("T", bound="DetokenizeRequest")
 class DetokenizeRequest:
     """
     Attributes:
-        tokens (list[int]):
+        tokens (list[int]): Token ids; ids outside the model's vocabulary (negative ones included) get 400 naming the
+            vocabulary.
         model (str | Unset):
     """
 

@@ -6,14 +6,16 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_response import ErrorResponse
-from ...models.tokenize_request import TokenizeRequest
+from ...models.tokenize_messages_request import TokenizeMessagesRequest
+from ...models.tokenize_prompt_request import TokenizePromptRequest
 from ...models.tokenize_response import TokenizeResponse
+from ...models.tokenize_text_request import TokenizeTextRequest
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
-    body: TokenizeRequest,
+    body: TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest,
     x_request_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -25,7 +27,12 @@ def _get_kwargs(
         "url": "/v1/tokenize",
     }
 
-    _kwargs["json"] = body.to_dict()
+    if isinstance(body, TokenizeTextRequest):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, TokenizePromptRequest):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -81,7 +88,7 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: TokenizeRequest,
+    body: TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest,
     x_request_id: str | Unset = UNSET,
 ) -> Response[ErrorResponse | TokenizeResponse]:
     """Tokenize text or chat messages
@@ -92,8 +99,8 @@ def sync_detailed(
 
     Args:
         x_request_id (str | Unset):
-        body (TokenizeRequest): Exactly one of `text`, `prompt` or `messages`; anything else gets
-            400.
+        body (TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest): Exactly one
+            of `text`, `prompt` or `messages`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,7 +125,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: TokenizeRequest,
+    body: TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest,
     x_request_id: str | Unset = UNSET,
 ) -> ErrorResponse | TokenizeResponse | None:
     """Tokenize text or chat messages
@@ -129,8 +136,8 @@ def sync(
 
     Args:
         x_request_id (str | Unset):
-        body (TokenizeRequest): Exactly one of `text`, `prompt` or `messages`; anything else gets
-            400.
+        body (TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest): Exactly one
+            of `text`, `prompt` or `messages`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -150,7 +157,7 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: TokenizeRequest,
+    body: TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest,
     x_request_id: str | Unset = UNSET,
 ) -> Response[ErrorResponse | TokenizeResponse]:
     """Tokenize text or chat messages
@@ -161,8 +168,8 @@ async def asyncio_detailed(
 
     Args:
         x_request_id (str | Unset):
-        body (TokenizeRequest): Exactly one of `text`, `prompt` or `messages`; anything else gets
-            400.
+        body (TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest): Exactly one
+            of `text`, `prompt` or `messages`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -185,7 +192,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: TokenizeRequest,
+    body: TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest,
     x_request_id: str | Unset = UNSET,
 ) -> ErrorResponse | TokenizeResponse | None:
     """Tokenize text or chat messages
@@ -196,8 +203,8 @@ async def asyncio(
 
     Args:
         x_request_id (str | Unset):
-        body (TokenizeRequest): Exactly one of `text`, `prompt` or `messages`; anything else gets
-            400.
+        body (TokenizeMessagesRequest | TokenizePromptRequest | TokenizeTextRequest): Exactly one
+            of `text`, `prompt` or `messages`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

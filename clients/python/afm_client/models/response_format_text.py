@@ -6,27 +6,46 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="TokenizeRequestChatTemplateKwargs")
+from ..models.response_format_text_type import ResponseFormatTextType
+
+T = TypeVar("T", bound="ResponseFormatText")
 
 
 @_attrs_define
-class TokenizeRequestChatTemplateKwargs:
+class ResponseFormatText:
+    """Free text.
+
+    Attributes:
+        type_ (ResponseFormatTextType):
+    """
+
+    type_: ResponseFormatTextType
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        type_ = self.type_.value
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "type": type_,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        tokenize_request_chat_template_kwargs = cls()
+        type_ = ResponseFormatTextType(d.pop("type"))
 
-        tokenize_request_chat_template_kwargs.additional_properties = d
-        return tokenize_request_chat_template_kwargs
+        response_format_text = cls(
+            type_=type_,
+        )
+
+        response_format_text.additional_properties = d
+        return response_format_text
 
     @property
     def additional_keys(self) -> list[str]:

@@ -8,61 +8,62 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="ContentPartInputAudio")
+T = TypeVar("T", bound="TokenizeTextRequest")
 
 
 @_attrs_define
-class ContentPartInputAudio:
-    """
+class TokenizeTextRequest:
+    """Plain text to tokenize.
+
     Attributes:
-        data (str):
-        format_ (str | Unset):
-        language (str | Unset):
+        text (str): Text to tokenize.
+        model (str | Unset):
+        add_special_tokens (bool | Unset): Add the tokenizer's special tokens around the text. Default: False.
     """
 
-    data: str
-    format_: str | Unset = UNSET
-    language: str | Unset = UNSET
+    text: str
+    model: str | Unset = UNSET
+    add_special_tokens: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        data = self.data
+        text = self.text
 
-        format_ = self.format_
+        model = self.model
 
-        language = self.language
+        add_special_tokens = self.add_special_tokens
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "data": data,
+                "text": text,
             }
         )
-        if format_ is not UNSET:
-            field_dict["format"] = format_
-        if language is not UNSET:
-            field_dict["language"] = language
+        if model is not UNSET:
+            field_dict["model"] = model
+        if add_special_tokens is not UNSET:
+            field_dict["add_special_tokens"] = add_special_tokens
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        data = d.pop("data")
+        text = d.pop("text")
 
-        format_ = d.pop("format", UNSET)
+        model = d.pop("model", UNSET)
 
-        language = d.pop("language", UNSET)
+        add_special_tokens = d.pop("add_special_tokens", UNSET)
 
-        content_part_input_audio = cls(
-            data=data,
-            format_=format_,
-            language=language,
+        tokenize_text_request = cls(
+            text=text,
+            model=model,
+            add_special_tokens=add_special_tokens,
         )
 
-        content_part_input_audio.additional_properties = d
-        return content_part_input_audio
+        tokenize_text_request.additional_properties = d
+        return tokenize_text_request
 
     @property
     def additional_keys(self) -> list[str]:

@@ -6,51 +6,64 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.chat_message_role import ChatMessageRole
+from ..models.assistant_content_message_role import AssistantContentMessageRole
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.content_part import ContentPart
+    from ..models.audio_content_part import AudioContentPart
+    from ..models.image_content_part import ImageContentPart
+    from ..models.text_content_part import TextContentPart
     from ..models.tool_call import ToolCall
 
 
-T = TypeVar("T", bound="ChatMessage")
+T = TypeVar("T", bound="AssistantContentMessage")
 
 
 @_attrs_define
-class ChatMessage:
-    """A message. `developer` is treated as `system`.
+class AssistantContentMessage:
+    """An earlier assistant turn with content (and perhaps tool calls).
 
     Attributes:
-        role (ChatMessageRole):
-        content (list[ContentPart] | None | str | Unset): Text, null (assistant message with tool calls), or an array of
-            parts.
+        role (AssistantContentMessageRole):
+        content (list[AudioContentPart | ImageContentPart | TextContentPart] | str): Text, or an array of content parts.
         name (None | str | Unset):
         tool_calls (list[ToolCall] | None | Unset): Assistant tool calls, sent back verbatim in multi-turn
             conversations.
-        tool_call_id (None | str | Unset): For `tool` messages, the id of the call this message answers.
         reasoning_content (None | str | Unset): Earlier assistant reasoning, passed to templates that render it.
     """
 
-    role: ChatMessageRole
-    content: list[ContentPart] | None | str | Unset = UNSET
+    role: AssistantContentMessageRole
+    content: list[AudioContentPart | ImageContentPart | TextContentPart] | str
     name: None | str | Unset = UNSET
     tool_calls: list[ToolCall] | None | Unset = UNSET
-    tool_call_id: None | str | Unset = UNSET
     reasoning_content: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.image_content_part import ImageContentPart  # noqa: PLC0415
+        from ..models.text_content_part import TextContentPart  # noqa: PLC0415
+
         role = self.role.value
 
-        content: list[dict[str, Any]] | None | str | Unset
-        if isinstance(self.content, Unset):
-            content = UNSET
-        elif isinstance(self.content, list):
+        content: list[dict[str, Any]] | str
+        if isinstance(self.content, list):
             content = []
-            for content_type_1_item_data in self.content:
-                content_type_1_item = content_type_1_item_data.to_dict()
-                content.append(content_type_1_item)
+            for componentsschemas_message_content_type_1_item_data in self.content:
+                componentsschemas_message_content_type_1_item: dict[str, Any]
+                if isinstance(componentsschemas_message_content_type_1_item_data, TextContentPart):
+                    componentsschemas_message_content_type_1_item = (
+                        componentsschemas_message_content_type_1_item_data.to_dict()
+                    )
+                elif isinstance(componentsschemas_message_content_type_1_item_data, ImageContentPart):
+                    componentsschemas_message_content_type_1_item = (
+                        componentsschemas_message_content_type_1_item_data.to_dict()
+                    )
+                else:
+                    componentsschemas_message_content_type_1_item = (
+                        componentsschemas_message_content_type_1_item_data.to_dict()
+                    )
+
+                content.append(componentsschemas_message_content_type_1_item)
 
         else:
             content = self.content
@@ -73,12 +86,6 @@ class ChatMessage:
         else:
             tool_calls = self.tool_calls
 
-        tool_call_id: None | str | Unset
-        if isinstance(self.tool_call_id, Unset):
-            tool_call_id = UNSET
-        else:
-            tool_call_id = self.tool_call_id
-
         reasoning_content: None | str | Unset
         if isinstance(self.reasoning_content, Unset):
             reasoning_content = UNSET
@@ -90,16 +97,13 @@ class ChatMessage:
         field_dict.update(
             {
                 "role": role,
+                "content": content,
             }
         )
-        if content is not UNSET:
-            field_dict["content"] = content
         if name is not UNSET:
             field_dict["name"] = name
         if tool_calls is not UNSET:
             field_dict["tool_calls"] = tool_calls
-        if tool_call_id is not UNSET:
-            field_dict["tool_call_id"] = tool_call_id
         if reasoning_content is not UNSET:
             field_dict["reasoning_content"] = reasoning_content
 
@@ -107,33 +111,61 @@ class ChatMessage:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.content_part import ContentPart  # noqa: PLC0415
+        from ..models.audio_content_part import AudioContentPart  # noqa: PLC0415
+        from ..models.image_content_part import ImageContentPart  # noqa: PLC0415
+        from ..models.text_content_part import TextContentPart  # noqa: PLC0415
         from ..models.tool_call import ToolCall  # noqa: PLC0415
 
         d = dict(src_dict)
-        role = ChatMessageRole(d.pop("role"))
+        role = AssistantContentMessageRole(d.pop("role"))
 
-        def _parse_content(data: object) -> list[ContentPart] | None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
+        def _parse_content(data: object) -> list[AudioContentPart | ImageContentPart | TextContentPart] | str:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                content_type_1 = []
-                _content_type_1 = data
-                for content_type_1_item_data in _content_type_1:
-                    content_type_1_item = ContentPart.from_dict(content_type_1_item_data)
+                componentsschemas_message_content_type_1 = []
+                _componentsschemas_message_content_type_1 = data
+                for componentsschemas_message_content_type_1_item_data in _componentsschemas_message_content_type_1:
 
-                    content_type_1.append(content_type_1_item)
+                    def _parse_componentsschemas_message_content_type_1_item(
+                        data: object,
+                    ) -> AudioContentPart | ImageContentPart | TextContentPart:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_content_part_type_0 = TextContentPart.from_dict(data)
 
-                return content_type_1
+                            return componentsschemas_content_part_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_content_part_type_1 = ImageContentPart.from_dict(data)
+
+                            return componentsschemas_content_part_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_content_part_type_2 = AudioContentPart.from_dict(data)
+
+                        return componentsschemas_content_part_type_2
+
+                    componentsschemas_message_content_type_1_item = (
+                        _parse_componentsschemas_message_content_type_1_item(
+                            componentsschemas_message_content_type_1_item_data
+                        )
+                    )
+
+                    componentsschemas_message_content_type_1.append(componentsschemas_message_content_type_1_item)
+
+                return componentsschemas_message_content_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ContentPart] | None | str | Unset, data)
+            return cast(list[AudioContentPart | ImageContentPart | TextContentPart] | str, data)
 
-        content = _parse_content(d.pop("content", UNSET))
+        content = _parse_content(d.pop("content"))
 
         def _parse_name(data: object) -> None | str | Unset:
             if data is None:
@@ -166,15 +198,6 @@ class ChatMessage:
 
         tool_calls = _parse_tool_calls(d.pop("tool_calls", UNSET))
 
-        def _parse_tool_call_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        tool_call_id = _parse_tool_call_id(d.pop("tool_call_id", UNSET))
-
         def _parse_reasoning_content(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -184,17 +207,16 @@ class ChatMessage:
 
         reasoning_content = _parse_reasoning_content(d.pop("reasoning_content", UNSET))
 
-        chat_message = cls(
+        assistant_content_message = cls(
             role=role,
             content=content,
             name=name,
             tool_calls=tool_calls,
-            tool_call_id=tool_call_id,
             reasoning_content=reasoning_content,
         )
 
-        chat_message.additional_properties = d
-        return chat_message
+        assistant_content_message.additional_properties = d
+        return assistant_content_message
 
     @property
     def additional_keys(self) -> list[str]:

@@ -6,62 +6,46 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.content_part_image_url_detail import ContentPartImageUrlDetail
-from ..types import UNSET, Unset
+from ..models.response_format_json_object_type import ResponseFormatJsonObjectType
 
-T = TypeVar("T", bound="ContentPartImageUrl")
+T = TypeVar("T", bound="ResponseFormatJsonObject")
 
 
 @_attrs_define
-class ContentPartImageUrl:
-    """
+class ResponseFormatJsonObject:
+    """Any JSON object.
+
     Attributes:
-        url (str):
-        detail (ContentPartImageUrlDetail | Unset):
+        type_ (ResponseFormatJsonObjectType):
     """
 
-    url: str
-    detail: ContentPartImageUrlDetail | Unset = UNSET
+    type_: ResponseFormatJsonObjectType
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        url = self.url
-
-        detail: str | Unset = UNSET
-        if not isinstance(self.detail, Unset):
-            detail = self.detail.value
+        type_ = self.type_.value
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "url": url,
+                "type": type_,
             }
         )
-        if detail is not UNSET:
-            field_dict["detail"] = detail
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        url = d.pop("url")
+        type_ = ResponseFormatJsonObjectType(d.pop("type"))
 
-        _detail = d.pop("detail", UNSET)
-        detail: ContentPartImageUrlDetail | Unset
-        if isinstance(_detail, Unset):
-            detail = UNSET
-        else:
-            detail = ContentPartImageUrlDetail(_detail)
-
-        content_part_image_url = cls(
-            url=url,
-            detail=detail,
+        response_format_json_object = cls(
+            type_=type_,
         )
 
-        content_part_image_url.additional_properties = d
-        return content_part_image_url
+        response_format_json_object.additional_properties = d
+        return response_format_json_object
 
     @property
     def additional_keys(self) -> list[str]:

@@ -1,12 +1,9 @@
 from enum import StrEnum
 
 
-class ChatMessageRole(StrEnum):
-    ASSISTANT = "assistant"
+class SystemMessageRole(StrEnum):
     DEVELOPER = "developer"
     SYSTEM = "system"
-    TOOL = "tool"
-    USER = "user"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class ContentPartImageUrlDetail(StrEnum):
+class ImageContentPartImageUrlDetail(StrEnum):
     AUTO = "auto"
     HIGH = "high"
     LOW = "low"

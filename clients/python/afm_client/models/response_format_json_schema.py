@@ -6,46 +6,41 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.response_format_type_0_type import ResponseFormatType0Type
-from ..types import UNSET, Unset
+from ..models.response_format_json_schema_type import ResponseFormatJsonSchemaType
 
 if TYPE_CHECKING:
     from ..models.json_schema_format import JsonSchemaFormat
 
 
-T = TypeVar("T", bound="ResponseFormatType0")
+T = TypeVar("T", bound="ResponseFormatJsonSchema")
 
 
 @_attrs_define
-class ResponseFormatType0:
-    """`text`, `json_object` (any JSON object) or `json_schema`. Enforced token by token unless the grammar engine is
-    disabled; wins over `--guided-json`.
+class ResponseFormatJsonSchema:
+    """JSON that satisfies `json_schema.schema`.
 
-        Attributes:
-            type_ (ResponseFormatType0Type):
-            json_schema (JsonSchemaFormat | Unset):
+    Attributes:
+        type_ (ResponseFormatJsonSchemaType):
+        json_schema (JsonSchemaFormat):
     """
 
-    type_: ResponseFormatType0Type
-    json_schema: JsonSchemaFormat | Unset = UNSET
+    type_: ResponseFormatJsonSchemaType
+    json_schema: JsonSchemaFormat
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_.value
 
-        json_schema: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.json_schema, Unset):
-            json_schema = self.json_schema.to_dict()
+        json_schema = self.json_schema.to_dict()
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "type": type_,
+                "json_schema": json_schema,
             }
         )
-        if json_schema is not UNSET:
-            field_dict["json_schema"] = json_schema
 
         return field_dict
 
@@ -54,22 +49,17 @@ class ResponseFormatType0:
         from ..models.json_schema_format import JsonSchemaFormat  # noqa: PLC0415
 
         d = dict(src_dict)
-        type_ = ResponseFormatType0Type(d.pop("type"))
+        type_ = ResponseFormatJsonSchemaType(d.pop("type"))
 
-        _json_schema = d.pop("json_schema", UNSET)
-        json_schema: JsonSchemaFormat | Unset
-        if isinstance(_json_schema, Unset):
-            json_schema = UNSET
-        else:
-            json_schema = JsonSchemaFormat.from_dict(_json_schema)
+        json_schema = JsonSchemaFormat.from_dict(d.pop("json_schema"))
 
-        response_format_type_0 = cls(
+        response_format_json_schema = cls(
             type_=type_,
             json_schema=json_schema,
         )
 
-        response_format_type_0.additional_properties = d
-        return response_format_type_0
+        response_format_json_schema.additional_properties = d
+        return response_format_json_schema
 
     @property
     def additional_keys(self) -> list[str]:

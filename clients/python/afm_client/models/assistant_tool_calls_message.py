@@ -1,0 +1,211 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.assistant_tool_calls_message_role import AssistantToolCallsMessageRole
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.audio_content_part import AudioContentPart
+    from ..models.image_content_part import ImageContentPart
+    from ..models.text_content_part import TextContentPart
+    from ..models.tool_call import ToolCall
+
+
+T = TypeVar("T", bound="AssistantToolCallsMessage")
+
+
+@_attrs_define
+class AssistantToolCallsMessage:
+    """An earlier assistant turn that called tools; its content may be null.
+
+    Attributes:
+        role (AssistantToolCallsMessageRole):
+        tool_calls (list[ToolCall]): Assistant tool calls, sent back verbatim in multi-turn conversations.
+        content (list[AudioContentPart | ImageContentPart | TextContentPart] | None | str | Unset): Text, an array of
+            parts, or null.
+        name (None | str | Unset):
+        reasoning_content (None | str | Unset): Earlier assistant reasoning, passed to templates that render it.
+    """
+
+    role: AssistantToolCallsMessageRole
+    tool_calls: list[ToolCall]
+    content: list[AudioContentPart | ImageContentPart | TextContentPart] | None | str | Unset = UNSET
+    name: None | str | Unset = UNSET
+    reasoning_content: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.image_content_part import ImageContentPart  # noqa: PLC0415
+        from ..models.text_content_part import TextContentPart  # noqa: PLC0415
+
+        role = self.role.value
+
+        tool_calls = []
+        for tool_calls_item_data in self.tool_calls:
+            tool_calls_item = tool_calls_item_data.to_dict()
+            tool_calls.append(tool_calls_item)
+
+        content: list[dict[str, Any]] | None | str | Unset
+        if isinstance(self.content, Unset):
+            content = UNSET
+        elif isinstance(self.content, list):
+            content = []
+            for content_type_1_item_data in self.content:
+                content_type_1_item: dict[str, Any]
+                if isinstance(content_type_1_item_data, TextContentPart):
+                    content_type_1_item = content_type_1_item_data.to_dict()
+                elif isinstance(content_type_1_item_data, ImageContentPart):
+                    content_type_1_item = content_type_1_item_data.to_dict()
+                else:
+                    content_type_1_item = content_type_1_item_data.to_dict()
+
+                content.append(content_type_1_item)
+
+        else:
+            content = self.content
+
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
+
+        reasoning_content: None | str | Unset
+        if isinstance(self.reasoning_content, Unset):
+            reasoning_content = UNSET
+        else:
+            reasoning_content = self.reasoning_content
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "role": role,
+                "tool_calls": tool_calls,
+            }
+        )
+        if content is not UNSET:
+            field_dict["content"] = content
+        if name is not UNSET:
+            field_dict["name"] = name
+        if reasoning_content is not UNSET:
+            field_dict["reasoning_content"] = reasoning_content
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.audio_content_part import AudioContentPart  # noqa: PLC0415
+        from ..models.image_content_part import ImageContentPart  # noqa: PLC0415
+        from ..models.text_content_part import TextContentPart  # noqa: PLC0415
+        from ..models.tool_call import ToolCall  # noqa: PLC0415
+
+        d = dict(src_dict)
+        role = AssistantToolCallsMessageRole(d.pop("role"))
+
+        tool_calls = []
+        _tool_calls = d.pop("tool_calls")
+        for tool_calls_item_data in _tool_calls:
+            tool_calls_item = ToolCall.from_dict(tool_calls_item_data)
+
+            tool_calls.append(tool_calls_item)
+
+        def _parse_content(
+            data: object,
+        ) -> list[AudioContentPart | ImageContentPart | TextContentPart] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                content_type_1 = []
+                _content_type_1 = data
+                for content_type_1_item_data in _content_type_1:
+
+                    def _parse_content_type_1_item(
+                        data: object,
+                    ) -> AudioContentPart | ImageContentPart | TextContentPart:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_content_part_type_0 = TextContentPart.from_dict(data)
+
+                            return componentsschemas_content_part_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_content_part_type_1 = ImageContentPart.from_dict(data)
+
+                            return componentsschemas_content_part_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_content_part_type_2 = AudioContentPart.from_dict(data)
+
+                        return componentsschemas_content_part_type_2
+
+                    content_type_1_item = _parse_content_type_1_item(content_type_1_item_data)
+
+                    content_type_1.append(content_type_1_item)
+
+                return content_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[AudioContentPart | ImageContentPart | TextContentPart] | None | str | Unset, data)
+
+        content = _parse_content(d.pop("content", UNSET))
+
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
+
+        def _parse_reasoning_content(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        reasoning_content = _parse_reasoning_content(d.pop("reasoning_content", UNSET))
+
+        assistant_tool_calls_message = cls(
+            role=role,
+            tool_calls=tool_calls,
+            content=content,
+            name=name,
+            reasoning_content=reasoning_content,
+        )
+
+        assistant_tool_calls_message.additional_properties = d
+        return assistant_tool_calls_message
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
