@@ -369,7 +369,7 @@ def test_disconnect_frees_the_engine(server: LiveServer) -> None:
 
 
 def test_server_busy_after_queue_timeout(live_server: Callable[..., LiveServer]) -> None:
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     # the "default" model is slow enough that a 3000-token request holds the only slot
     server = live_server("--concurrent", "1", "--queue-timeout", "1",

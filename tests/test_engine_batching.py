@@ -18,7 +18,7 @@ preload_fast_blas()
 
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
 
 TIE = 1e-4  # logit gap treated as a float-rounding near-tie

@@ -46,7 +46,7 @@ class Harness:
     def __init__(self, model: str) -> None:
         from transformers import AutoTokenizer
 
-        from engine.model_builder import ensure_model
+        from modelbuilder import ensure_model
 
         path = ensure_model(model)
         self.tok = AutoTokenizer.from_pretrained(path)

@@ -358,7 +358,7 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
               args.quick else ""), "",
            "## Machine", "", md_table(["", ""], [list(x) for x in machine(fast, ref)]), "",
            "## Model", "",
-           f"`bench` preset from `engine/model_builder.py` ({model}): Qwen3 shape, hidden 512, "
+           f"`bench` preset from `modelbuilder/` ({model}): Qwen3 shape, hidden 512, "
            "8 layers, intermediate 1536, 8 heads / 4 KV heads, 32k vocabulary, float32, "
            "random weights.", "",
            "## Throughput", "",
@@ -443,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     only = parse_only(args.only)
 
     if args.model is None:
-        from engine.model_builder import ensure_model
+        from modelbuilder import ensure_model
 
         args.model = ensure_model("bench")
     model = args.model.resolve()

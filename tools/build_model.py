@@ -1,6 +1,6 @@
 """Build a preset model folder offline: ``python tools/build_model.py --preset bench [--out DIR]``.
 
-Without ``--out`` the model goes to the shared cache (see ``engine.model_builder.ensure_model``).
+Without ``--out`` the model goes to the shared cache (see ``modelbuilder.ensure_model``).
 Prints the folder's path.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.model_builder import PRESETS, build_model, ensure_model  # noqa: E402
+from modelbuilder import PRESETS, build_model, ensure_model  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

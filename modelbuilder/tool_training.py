@@ -1,0 +1,137 @@
+"""Teach a built model to call tools: a short, seeded MLX fine-tune on generated conversations.
+
+Random weights never choose a tool by themselves, so ``tool_choice: "auto"`` could only be tested
+for its text branch. The ``tiny-tools`` preset is trained here on a few hundred conversations,
+rendered by the model's own chat template (hermes format, thinking disabled), whose system
+prompt lists :data:`TOOLS`:
+
+- "What is the weather in <city>?" (and a few rephrasings) -> one ``get_weather`` call;
+- "What time is it in <city>?" -> one ``get_time`` call;
+- "What is the weather in <city> and in <city>?" -> two ``get_weather`` calls (parallel);
+- anything else (seeded prose without those markers) -> the text :data:`TEXT_REPLY`.
+
+Cities come from :data:`CITIES`. Data order, initial weights and the optimizer are seeded, and
+training runs on the CPU, so a build is reproducible; it takes a few seconds on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CITIES = ("Paris", "Rome", "Berlin", "Tokyo", "Madrid", "Oslo", "Cairo", "Lima", "Delhi", "Seoul")
+TEXT_REPLY = "I can help with the weather and the time."
+
+_CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+TOOLS: list[dict[str, Any]] = [
+    {"type": "function", "function": {"name": "get_weather",
+                                      "description": "Current weather in a city.",
+                                      "parameters": _CITY}},
+    {"type": "function", "function": {"name": "get_time",
+                                      "description": "Local time in a city.",
+                                      "parameters": _CITY}},
+]  # fmt: skip
+
+_WEATHER_ASKS = ("What is the weather in {}?", "Weather in {}?", "How is the weather in {}?")
+_TIME_ASKS = ("What time is it in {}?", "Time in {}?")
+_PAIR_ASK = "What is the weather in {} and in {}?"
+_FILLER = ("hello tell me a story about the sea please write a poem on light what is a model "
+           "thank you for the help can you explain json to me say something nice how are you "
+           "today I like music and long walks give me a number describe a cat").split()
+
+_STEPS = 240
+_BATCH = 16
+_LR = 3e-3
+
+
+def _call(name: str, city: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "arguments": {"city": city}}}
+
+
+def conversations(seed: int, n: int = 400) -> list[tuple[str, dict[str, Any]]]:
+    """``n`` seeded (user message, assistant message) pairs covering every branch."""
+    rng = np.random.default_rng([seed, 7001])
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i in range(n):
+        kind = i % 4
+        a, b = (CITIES[int(j)] for j in rng.choice(len(CITIES), size=2, replace=False))
+        if kind == 0:
+            ask = _WEATHER_ASKS[int(rng.integers(len(_WEATHER_ASKS)))].format(a)
+            out.append((ask, {"role": "assistant", "content": "",
+                              "tool_calls": [_call("get_weather", a)]}))
+        elif kind == 1:
+            ask = _TIME_ASKS[int(rng.integers(len(_TIME_ASKS)))].format(a)
+            out.append((ask, {"role": "assistant", "content": "",
+                              "tool_calls": [_call("get_time", a)]}))
+        elif kind == 2:
+            out.append((_PAIR_ASK.format(a, b), {
+                "role": "assistant", "content": "",
+                "tool_calls": [_call("get_weather", a), _call("get_weather", b)]}))
+        else:
+            words = [_FILLER[int(j)] for j in rng.integers(len(_FILLER), size=rng.integers(2, 9))]
+            text = " ".join(words)
+            out.append((text[0].upper() + text[1:] + "?", {"role": "assistant",
+                                                           "content": TEXT_REPLY}))
+    return out
+
+
+def _examples(folder: Path, seed: int) -> list[tuple[list[int], int]]:
+    """Token ids of each conversation and where the assistant's reply starts."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(folder)
+    kw = {"tools": TOOLS, "tokenize": False, "enable_thinking": False}
+    out = []
+    for ask, reply in conversations(seed):
+        msgs = [{"role": "user", "content": ask}]
+        prompt = tok.apply_chat_template(msgs, add_generation_prompt=True, **kw)
+        full = tok.apply_chat_template([*msgs, reply], **kw).rstrip("\n")
+        if not full.startswith(prompt):
+            raise RuntimeError("chat template: the prompt is not a prefix of the conversation")
+        p_ids = tok.encode(prompt, add_special_tokens=False)
+        r_ids = tok.encode(full[len(prompt):], add_special_tokens=False)
+        out.append((p_ids + r_ids, len(p_ids)))
+    return out
+
+
+def train_tool_calls(folder: Path, seed: int) -> None:
+    """Fine-tune the model in ``folder`` in place (``model.safetensors``, float32)."""
+    import mlx.core as mx
+    import mlx.nn as nn
+    import mlx.optimizers as optim
+    from mlx.utils import tree_flatten
+    from mlx_lm import load
+
+    examples = _examples(folder, seed)
+    model, _ = load(str(folder))
+    mx.random.seed(seed)
+    width = max(len(ids) for ids, _ in examples)
+    tokens = np.zeros((len(examples), width), dtype=np.int32)
+    mask = np.zeros((len(examples), width), dtype=np.float32)
+    for row, (ids, start) in enumerate(examples):
+        tokens[row, : len(ids)] = ids
+        mask[row, start - 1 : len(ids) - 1] = 1.0  # positions whose next token is the reply
+
+    def loss_fn(mdl: Any, x: mx.array, m: mx.array) -> mx.array:
+        logits = mdl(x[:, :-1])
+        ce = nn.losses.cross_entropy(logits, x[:, 1:]) * m[:, :-1]
+        return ce.sum() / m[:, :-1].sum()
+
+    opt = optim.Adam(learning_rate=_LR)
+    step = nn.value_and_grad(model, loss_fn)
+    rng = np.random.default_rng([seed, 7002])
+    for _ in range(_STEPS):
+        rows = rng.choice(len(examples), size=_BATCH, replace=False)
+        loss, grads = step(model, mx.array(tokens[rows]), mx.array(mask[rows]))
+        opt.update(model, grads)
+        mx.eval(model.parameters(), opt.state)
+    weights = dict(tree_flatten(model.parameters()))
+    mx.save_safetensors(str(folder / "model.safetensors"),
+                        {k: v.astype(mx.float32) for k, v in weights.items()},
+                        metadata={"format": "pt"})
+    info_path = folder / "afm_train.json"
+    info_path.write_text(json.dumps({"steps": _STEPS, "batch": _BATCH, "lr": _LR,
+                                     "final_loss": float(loss)}) + "\n")
