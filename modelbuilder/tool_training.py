@@ -42,6 +42,7 @@ _FILLER = ("hello tell me a story about the sea please write a poem on light wha
            "thank you for the help can you explain json to me say something nice how are you "
            "today I like music and long walks give me a number describe a cat").split()
 
+EOS = "<|im_end|>"
 _STEPS = 240
 _BATCH = 16
 _LR = 3e-3
@@ -78,23 +79,61 @@ def conversations(seed: int, n: int = 400) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _examples(folder: Path, seed: int) -> list[tuple[list[int], int]]:
-    """Token ids of each conversation and where the assistant's reply starts."""
+def _render_reply(reply: dict[str, Any]) -> str:
+    """The assistant turn after the generation prompt, as the hermes template renders it."""
+    if not reply.get("tool_calls"):
+        return reply["content"] + EOS
+    calls = [json.dumps({"name": c["function"]["name"], "arguments": c["function"]["arguments"]},
+                        ensure_ascii=False) for c in reply["tool_calls"]]
+    return "\n".join(f"<tool_call>\n{c}\n</tool_call>" for c in calls) + EOS
+
+
+def _examples(folder: Path, seed: int) -> tuple[list[int], list[list[int]]]:
+    """Token ids of the shared prompt head (system prompt with the tools), and for each
+    conversation the rest: question, generation prompt, reply. The template renders once, with
+    a placeholder question; each reply shape is checked against a full render."""
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(folder)
     kw = {"tools": TOOLS, "tokenize": False, "enable_thinking": False}
-    out = []
-    for ask, reply in conversations(seed):
-        msgs = [{"role": "user", "content": ask}]
-        prompt = tok.apply_chat_template(msgs, add_generation_prompt=True, **kw)
-        full = tok.apply_chat_template([*msgs, reply], **kw).rstrip("\n")
-        if not full.startswith(prompt):
-            raise RuntimeError("chat template: the prompt is not a prefix of the conversation")
-        p_ids = tok.encode(prompt, add_special_tokens=False)
-        r_ids = tok.encode(full[len(prompt):], add_special_tokens=False)
-        out.append((p_ids + r_ids, len(p_ids)))
-    return out
+    convs = conversations(seed)
+    mark = "\x00QUESTION\x00"
+    prompt = tok.apply_chat_template([{"role": "user", "content": mark}],
+                                     add_generation_prompt=True, **kw)
+    head, tail = prompt.split(mark)
+    for ask, reply in convs[:4]:  # one of each kind: the hand rendering is the template's
+        full = tok.apply_chat_template([{"role": "user", "content": ask}, reply], **kw)
+        if full.rstrip("\n") != head + ask + tail + _render_reply(reply):
+            raise RuntimeError("tool training: the template renders replies differently")
+    enc = lambda text: tok.encode(text, add_special_tokens=False)  # noqa: E731
+    tail_ids = enc(tail)
+    return enc(head), [enc(ask) + tail_ids + [-1] + enc(_render_reply(reply))
+                       for ask, reply in convs]
+
+
+class _SharedHead:
+    """KV cache of one layer for training on a shared prompt head: the first call (batch 1)
+    keeps the head's keys/values, later calls see them broadcast to the batch."""
+
+    def __init__(self) -> None:
+        self.keys: Any = None
+        self.values: Any = None
+        self.offset = 0
+
+    def update_and_fetch(self, keys: Any, values: Any) -> tuple[Any, Any]:
+        import mlx.core as mx
+
+        if self.keys is None:
+            self.keys, self.values, self.offset = keys, values, keys.shape[2]
+            return keys, values
+        shape = (keys.shape[0], *self.keys.shape[1:])
+        return (mx.concatenate([mx.broadcast_to(self.keys, shape), keys], axis=2),
+                mx.concatenate([mx.broadcast_to(self.values, shape), values], axis=2))
+
+    def make_mask(self, n: int, return_array: bool = False, window_size: Any = None) -> Any:
+        from mlx_lm.models.base import create_causal_mask
+
+        return "causal" if self.keys is None else create_causal_mask(n, offset=self.offset)
 
 
 def train_tool_calls(folder: Path, seed: int) -> None:
@@ -105,33 +144,42 @@ def train_tool_calls(folder: Path, seed: int) -> None:
     from mlx.utils import tree_flatten
     from mlx_lm import load
 
-    examples = _examples(folder, seed)
+    head, rests = _examples(folder, seed)
     model, _ = load(str(folder))
     mx.random.seed(seed)
-    width = max(len(ids) for ids, _ in examples)
-    tokens = np.zeros((len(examples), width), dtype=np.int32)
-    mask = np.zeros((len(examples), width), dtype=np.float32)
-    for row, (ids, start) in enumerate(examples):
+    width = max(len(r) for r in rests) - 1
+    tokens = np.zeros((len(rests), width), dtype=np.int32)
+    mask = np.zeros((len(rests), width), dtype=np.float32)
+    for row, rest in enumerate(rests):
+        cut = rest.index(-1)
+        ids = rest[:cut] + rest[cut + 1 :]
         tokens[row, : len(ids)] = ids
-        mask[row, start - 1 : len(ids) - 1] = 1.0  # positions whose next token is the reply
+        mask[row, cut - 1 : len(ids) - 1] = 1.0  # positions whose next token is the reply
+    head_ids = mx.array([head])
 
     def loss_fn(mdl: Any, x: mx.array, m: mx.array) -> mx.array:
-        logits = mdl(x[:, :-1])
+        cache = [_SharedHead() for _ in mdl.layers]
+        mdl(head_ids, cache=cache)
+        logits = mdl(x[:, :-1], cache=cache)
         ce = nn.losses.cross_entropy(logits, x[:, 1:]) * m[:, :-1]
         return ce.sum() / m[:, :-1].sum()
 
     opt = optim.Adam(learning_rate=_LR)
     step = nn.value_and_grad(model, loss_fn)
     rng = np.random.default_rng([seed, 7002])
+    losses = []
     for _ in range(_STEPS):
-        rows = rng.choice(len(examples), size=_BATCH, replace=False)
+        rows = rng.choice(len(rests), size=_BATCH, replace=False)
         loss, grads = step(model, mx.array(tokens[rows]), mx.array(mask[rows]))
         opt.update(model, grads)
         mx.eval(model.parameters(), opt.state)
+        losses.append(float(loss))
+        if len(losses) % 10 == 0:
+            print("step", len(losses), losses[-1], flush=True)
     weights = dict(tree_flatten(model.parameters()))
     mx.save_safetensors(str(folder / "model.safetensors"),
                         {k: v.astype(mx.float32) for k, v in weights.items()},
                         metadata={"format": "pt"})
     info_path = folder / "afm_train.json"
     info_path.write_text(json.dumps({"steps": _STEPS, "batch": _BATCH, "lr": _LR,
-                                     "final_loss": float(loss)}) + "\n")
+                                     "final_loss": losses[-1]}) + "\n")
