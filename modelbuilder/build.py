@@ -18,11 +18,11 @@ from modelbuilder.tokenizer import tokenizer_json, train_tokenizer
 from modelbuilder.tokens import SPECIAL_TOKEN_IDS, TOOL_FORMATS
 from modelbuilder.weights import (
     generation_config,
+    make_weights,
     model_config,
     save_weights,
     special_tokens_map,
     tokenizer_config,
-    make_weights,
 )
 
 BUILDER_VERSION = "1"

@@ -38,9 +38,11 @@ TOOLS: list[dict[str, Any]] = [
 _WEATHER_ASKS = ("What is the weather in {}?", "Weather in {}?", "How is the weather in {}?")
 _TIME_ASKS = ("What time is it in {}?", "Time in {}?")
 _PAIR_ASK = "What is the weather in {} and in {}?"
-_FILLER = ("hello tell me a story about the sea please write a poem on light what is a model "
-           "thank you for the help can you explain json to me say something nice how are you "
-           "today I like music and long walks give me a number describe a cat").split()
+_FILLER = (
+    "hello tell me a story about the sea please write a poem on light what is a model thank "
+    "you for the help can you explain json to me say something nice how are you today I like "
+    "music and long walks give me a number describe a cat"
+)
 
 EOS = "<|im_end|>"
 _STEPS = 240
@@ -72,7 +74,8 @@ def conversations(seed: int, n: int = 400) -> list[tuple[str, dict[str, Any]]]:
                 "role": "assistant", "content": "",
                 "tool_calls": [_call("get_weather", a), _call("get_weather", b)]}))
         else:
-            words = [_FILLER[int(j)] for j in rng.integers(len(_FILLER), size=rng.integers(2, 9))]
+            filler = _FILLER.split()
+            words = [filler[int(j)] for j in rng.integers(len(filler), size=rng.integers(2, 9))]
             text = " ".join(words)
             out.append((text[0].upper() + text[1:] + "?", {"role": "assistant",
                                                            "content": TEXT_REPLY}))

@@ -15,13 +15,13 @@ preload_fast_blas()
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
 from engine.metrics import REGISTRY  # noqa: E402
-from modelbuilder import ensure_model  # noqa: E402
 from engine.types import (  # noqa: E402
     GenerationEvent,
     GenerationRequest,
     SamplingParams,
     ServerBusyError,
 )
+from modelbuilder import ensure_model  # noqa: E402
 
 LONG = SamplingParams(temperature=0, max_tokens=4000, ignore_eos=True)
 
