@@ -45,8 +45,9 @@ _FILLER = (
 )
 
 EOS = "<|im_end|>"
-_STEPS = 240
-_BATCH = 16
+_CONVERSATIONS = 24
+_STEPS = 60
+_BATCH = 12
 _LR = 3e-3
 
 
@@ -54,31 +55,43 @@ def _call(name: str, city: str) -> dict[str, Any]:
     return {"type": "function", "function": {"name": name, "arguments": {"city": city}}}
 
 
-def conversations(seed: int, n: int = 400) -> list[tuple[str, dict[str, Any]]]:
-    """``n`` seeded (user message, assistant message) pairs covering every branch."""
+# The questions the tests ask, each trained; generated variants fill the rest of the set.
+MARKED: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("What is the weather in Paris?", (("get_weather", "Paris"),)),
+    ("What time is it in Tokyo?", (("get_time", "Tokyo"),)),
+    ("What is the weather in Oslo?", (("get_weather", "Oslo"),)),
+    ("What is the weather in Rome and in Seoul?", (("get_weather", "Rome"),
+                                                   ("get_weather", "Seoul"))),
+)
+UNMARKED = ("Tell me a story about the sea please.", "Hello there, how are you today?")
+
+
+def conversations(seed: int, n: int = _CONVERSATIONS) -> list[tuple[str, dict[str, Any]]]:
+    """``n`` (user message, assistant message) pairs: :data:`MARKED` and :data:`UNMARKED`,
+    then seeded variants of every kind (weather, time, two cities, plain text)."""
+    def calls(pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+        return {"role": "assistant", "content": "",
+                "tool_calls": [_call(name, city) for name, city in pairs]}
+
+    text = {"role": "assistant", "content": TEXT_REPLY}
+    out = [(ask, calls(pairs)) for ask, pairs in MARKED] + [(ask, text) for ask in UNMARKED]
     rng = np.random.default_rng([seed, 7001])
-    out: list[tuple[str, dict[str, Any]]] = []
-    for i in range(n):
-        kind = i % 4
+    filler = _FILLER.split()
+    for i in range(n - len(out)):
         a, b = (CITIES[int(j)] for j in rng.choice(len(CITIES), size=2, replace=False))
+        kind = i % 4
         if kind == 0:
             ask = _WEATHER_ASKS[int(rng.integers(len(_WEATHER_ASKS)))].format(a)
-            out.append((ask, {"role": "assistant", "content": "",
-                              "tool_calls": [_call("get_weather", a)]}))
+            out.append((ask, calls((("get_weather", a),))))
         elif kind == 1:
             ask = _TIME_ASKS[int(rng.integers(len(_TIME_ASKS)))].format(a)
-            out.append((ask, {"role": "assistant", "content": "",
-                              "tool_calls": [_call("get_time", a)]}))
+            out.append((ask, calls((("get_time", a),))))
         elif kind == 2:
-            out.append((_PAIR_ASK.format(a, b), {
-                "role": "assistant", "content": "",
-                "tool_calls": [_call("get_weather", a), _call("get_weather", b)]}))
+            out.append((_PAIR_ASK.format(a, b), calls((("get_weather", a), ("get_weather", b)))))
         else:
-            filler = _FILLER.split()
             words = [filler[int(j)] for j in rng.integers(len(filler), size=rng.integers(2, 9))]
-            text = " ".join(words)
-            out.append((text[0].upper() + text[1:] + "?", {"role": "assistant",
-                                                           "content": TEXT_REPLY}))
+            sentence = " ".join(words)
+            out.append((sentence[0].upper() + sentence[1:] + "?", text))
     return out
 
 
