@@ -36,7 +36,11 @@ def spec_hash(spec: ModelSpec) -> str:
     before they existed keep their cache folders.
     """
     fields = dataclasses.asdict(spec)
-    if not spec.train_tool_calls:
+    if spec.train_tool_calls:
+        from modelbuilder.tool_training import VERSION
+
+        fields["train_tool_calls"] = VERSION
+    else:
         del fields["train_tool_calls"]
     payload = json.dumps([BUILDER_VERSION, fields], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:10]

@@ -1,27 +1,34 @@
 """Teach a built model to call tools: a short, seeded MLX fine-tune on generated conversations.
 
 Random weights never choose a tool by themselves, so ``tool_choice: "auto"`` could only be tested
-for its text branch. The ``tiny-tools`` preset is trained here on a few hundred conversations,
-rendered by the model's own chat template (hermes format, thinking disabled), whose system
-prompt lists :data:`TOOLS`:
+for its text branch. The ``tiny-tools`` preset is fine-tuned here on a small set of
+conversations rendered by the model's own chat template (hermes format, thinking disabled),
+whose system prompt lists :data:`TOOLS`:
 
-- "What is the weather in <city>?" (and a few rephrasings) -> one ``get_weather`` call;
+- "What is the weather in <city>?" (and rephrasings) -> one ``get_weather`` call;
 - "What time is it in <city>?" -> one ``get_time`` call;
 - "What is the weather in <city> and in <city>?" -> two ``get_weather`` calls (parallel);
 - anything else (seeded prose without those markers) -> the text :data:`TEXT_REPLY`.
 
-Cities come from :data:`CITIES`. Data order, initial weights and the optimizer are seeded, and
-training runs on the CPU, so a build is reproducible; it takes a few seconds on 2 cores.
+The set holds the questions the tests ask (:data:`MARKED`, :data:`UNMARKED`) plus seeded
+variants; the model is too small to generalise far beyond them, and it need not: it exists to
+make a real model choose a call, through the real parser and grammar. The shared system prompt
+is run once per step (batch 1) and its keys/values broadcast to the batch, which keeps a step
+cheap. Data, order and initial weights are seeded; training runs on the CPU.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+log = logging.getLogger(__name__)
+
+VERSION = "1"  # enters the cache hash of trained presets: bump it when training changes
 CITIES = ("Paris", "Rome", "Berlin", "Tokyo", "Madrid", "Oslo", "Cairo", "Lima", "Delhi", "Seoul")
 TEXT_REPLY = "I can help with the weather and the time."
 
@@ -46,9 +53,9 @@ _FILLER = (
 
 EOS = "<|im_end|>"
 _CONVERSATIONS = 24
-_STEPS = 60
+_STEPS = 120
 _BATCH = 12
-_LR = 3e-3
+_LR = 6e-3
 
 
 def _call(name: str, city: str) -> dict[str, Any]:
@@ -190,8 +197,8 @@ def train_tool_calls(folder: Path, seed: int) -> None:
         opt.update(model, grads)
         mx.eval(model.parameters(), opt.state)
         losses.append(float(loss))
-        if len(losses) % 10 == 0:
-            print("step", len(losses), losses[-1], flush=True)
+        if len(losses) % 20 == 0:
+            log.info("tool-call training step %d: loss %.4f", len(losses), losses[-1])
     weights = dict(tree_flatten(model.parameters()))
     mx.save_safetensors(str(folder / "model.safetensors"),
                         {k: v.astype(mx.float32) for k, v in weights.items()},
