@@ -39,7 +39,6 @@ class Mutation:
 
 OBS = "tests/test_compat_observables.py::"
 CHAT = "tests/test_compat_chat.py::"
-TOOLS = "tests/test_compat_tools_auto.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation("cached-tokens-zero", "handlers/generation.py",
@@ -99,7 +98,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation("tool-calls-finish-reason", "handlers/chat.py",
              'return "tool_calls" if has_calls and reason == "stop" else reason',
              "return reason",
-             (TOOLS + "test_auto_calls_the_tool",),
+             ("tests/test_compat_tools.py::test_named",),
              "a turn ending in tool calls finishes as stop"),
 )
 

@@ -5,6 +5,11 @@ model builder fine-tunes (``modelbuilder/tool_training.py``) to answer "weather/
 with hermes-format calls, "weather in <a> and in <b>" with two parallel calls, and anything else
 with text. Nothing forces the call: the grammar of ``auto`` only checks a call once the model
 itself has written ``<tool_call>``. Greedy decoding (temperature 0) keeps each answer fixed.
+
+NOT COLLECTED YET (the file name lacks ``test_``): the current fine-tune (120 steps, 24
+conversations) stops at loss ~1.4; the model does open ``<tool_call>`` by itself on the marker
+questions, but never closes the city string, so every call ends at ``length``. Rename this file
+to ``test_compat_tools_auto.py`` once ``modelbuilder/tool_training.py`` converges.
 """
 
 from __future__ import annotations
