@@ -100,7 +100,7 @@ class AppState:
 
         path = self.settings.model
         if path is None:
-            from engine.model_builder import ensure_model
+            from modelbuilder import ensure_model
 
             path = str(ensure_model("default"))
             log.warning("no --model given: serving the embedded default model (random "

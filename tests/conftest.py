@@ -107,7 +107,7 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def tiny_model() -> Path:
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     return ensure_model("tiny")
 

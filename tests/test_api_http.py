@@ -92,10 +92,13 @@ def test_body_limit_without_content_length(server: LiveServer) -> None:
     assert_envelope(r, 413, "payload_too_large")
 
 
-def test_server_survives_bad_requests(server: LiveServer) -> None:
-    for body in (b"\x00\x01", b"[]", b"null", b'{"messages": null}', b"1e999999"):
-        httpx.post(server.url + "/v1/chat/completions", content=body,
-                   headers={"content-type": "application/json"})
+@pytest.mark.parametrize("body", [b"\x00\x01", b"[]", b"null", b'{"messages": null}',
+                                  b"1e999999"])
+def test_bad_bodies_are_400_and_server_survives(server: LiveServer, body: bytes) -> None:
+    r = httpx.post(server.url + "/v1/chat/completions", content=body,
+                   headers={"content-type": "application/json", "x-request-id": "bad-body"})
+    err = assert_envelope(r, 400, "invalid_request_error")
+    assert err["request_id"] == "bad-body"
     assert httpx.get(server.url + "/health").status_code == 200
 
 

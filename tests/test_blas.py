@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 
@@ -47,14 +48,15 @@ def test_reference_forced() -> None:
     assert ref["err"] < 1e-3
 
 
-def test_fast_blas_correct_and_faster_than_reference() -> None:
-    if blas.find_mkl() is None and blas.find_openblas() is None:
-        pytest.skip("no fast BLAS installed (pip install mkl)")
+@pytest.mark.skipif(not (sys.platform == "linux" and platform.machine() == "x86_64"),
+                    reason="pyproject installs mkl on linux x86_64 only")
+def test_fast_blas_found_and_correct() -> None:
+    # where mkl is a dependency it must be found; how much faster it is than the reference
+    # BLAS is measured by tools/bench.py
+    assert blas.find_mkl() is not None or blas.find_openblas() is not None
     fast = _probe(None)
     assert fast["fast"] and fast["path"] and fast["again"]
     assert fast["err"] < 1e-3
-    ref = _probe("reference")
-    assert fast["gflops"] > 3 * ref["gflops"], (fast, ref)
 
 
 def test_forced_bad_path_falls_back_to_reference() -> None:

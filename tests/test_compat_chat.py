@@ -47,12 +47,11 @@ def sse_events(server: LiveServer, body: dict[str, Any],
 # ---------------------------------------------------------------------------- response shape
 
 
-def test_plain_response_shape(client: Any) -> None:
+def test_plain_response_shape(client: Any, tiny_model: Any) -> None:
     r = chat(client, model="mlx-community/Some-Other-Model", max_tokens=8, temperature=0)
     assert r.id.startswith("chatcmpl-")
     assert r.object == "chat.completion"
-    assert r.model == "afm-default" or r.model  # the model that actually ran, not the request's
-    assert r.model != "mlx-community/Some-Other-Model"
+    assert r.model == tiny_model.name  # the model that actually ran (its folder), not the request's
     assert r.system_fingerprint == "afm_mlx__" + r.model.replace("/", "__")
     choice = r.choices[0]
     assert choice.message.role == "assistant" and isinstance(choice.message.content, str)
@@ -62,10 +61,12 @@ def test_plain_response_shape(client: Any) -> None:
     extra = u.model_extra or {}
     for key in ("prompt_time", "completion_time", "total_time", "prompt_tokens_per_second",
                 "completion_tokens_per_second", "peak_memory_gib"):
-        assert key in extra and extra[key] >= 0, key
-    assert u.prompt_tokens_details.cached_tokens >= 0
+        assert extra[key] > 0, key  # values and their relations: test_compat_observables.py
+    # this prompt is shorter than the engine's minimum prefix reuse (32 tokens): never cached
+    assert u.prompt_tokens < 32 and u.prompt_tokens_details.cached_tokens == 0
     timings = r.model_extra["timings"]
-    assert timings["predicted_n"] == 8 and timings["predicted_ms"] > 0
+    assert timings["predicted_n"] == 8 and timings["prompt_n"] == u.prompt_tokens
+    assert timings["cache_n"] == 0
 
 
 def test_content_key_always_present(server: LiveServer) -> None:
@@ -185,6 +186,26 @@ def test_stop_sequence_across_tokens(client: Any, server: LiveServer) -> None:
     assert all(stop not in d for d in deltas)
 
 
+def test_earliest_of_two_stop_strings_wins(client: Any, server: LiveServer) -> None:
+    """Two stop strings completing on the same token: the one that starts first cuts the text,
+    whatever their order in the list (``late`` is a suffix of ``early`` and listed first)."""
+    kw: dict[str, Any] = {"temperature": 1.0, "seed": 5, "max_tokens": 30}
+    text = chat(client, **kw).choices[0].message.content
+    k = next(k for k in range(2, len(text) - 4)
+             if text[k:k + 4].strip() == text[k:k + 4] and text.find(text[k:k + 4]) == k
+             and text.find(text[k + 2:k + 4]) == k + 2)
+    early, late = text[k:k + 4], text[k + 2:k + 4]
+    for stream in (False, True):
+        if stream:
+            _, events = sse_events(server, {"messages": MSG, "stream": True,
+                                            "stop": [late, early], **kw})
+            got = "".join(e["choices"][0]["delta"].get("content") or "" for e in events
+                          if isinstance(e, dict) and e["choices"])
+        else:
+            got = chat(client, stop=[late, early], **kw).choices[0].message.content
+        assert got.strip() == text[:k].strip(), (stream, early, late, got)
+
+
 def test_cli_stop_merged_first(live_server: Callable[..., LiveServer]) -> None:
     server = live_server("--temperature", "0", "--max-tokens", "30")
     client = server.openai()
@@ -208,7 +229,7 @@ def test_logprobs(client: Any, server: LiveServer) -> None:
         assert tok.top_logprobs[0].logprob >= tok.top_logprobs[-1].logprob
         assert tok.logprob == pytest.approx(tok.top_logprobs[0].logprob, abs=1e-4)  # greedy
         assert isinstance(tok.bytes, list)
-    assert r.choices[0].message.content == "".join(t.token for t in content).strip() or True
+    assert r.choices[0].message.content.strip() == "".join(t.token for t in content).strip()
     _, events = sse_events(server, {"messages": MSG, "max_tokens": 5, "stream": True,
                                     "logprobs": True, "top_logprobs": 2, "temperature": 0})
     streamed = [lp for e in events if isinstance(e, dict) and e["choices"]
@@ -369,7 +390,7 @@ def test_disconnect_frees_the_engine(server: LiveServer) -> None:
 
 
 def test_server_busy_after_queue_timeout(live_server: Callable[..., LiveServer]) -> None:
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     # the "default" model is slow enough that a 3000-token request holds the only slot
     server = live_server("--concurrent", "1", "--queue-timeout", "1",
@@ -386,7 +407,7 @@ def test_server_busy_after_queue_timeout(live_server: Callable[..., LiveServer])
     assert busy.status_code == 503, busy.text
     assert busy.json()["error"]["type"] == "server_busy"
     assert busy.headers["retry-after"] == "2"
-    assert 0.9 <= waited < 10
+    assert waited >= 0.9  # it waited out the 1 s queue timeout (an upper bound is the bench's)
     ok = httpx.post(server.url + "/v1/chat/completions",
                     json={"messages": MSG, "max_tokens": 2}, timeout=30)
     assert ok.status_code == 200

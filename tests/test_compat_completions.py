@@ -238,13 +238,14 @@ SEEDED = {"prompt": PROMPT, "max_tokens": 24, "temperature": 1.0, "seed": 7, "ig
 
 def _stop_case(server: LiveServer) -> tuple[str, str]:
     """A seeded continuation (greedy is degenerate on random weights) and a stop string that
-    first occurs well inside it."""
+    first occurs well inside it. Seed 7 is chosen because its 24 tokens hold such a string on
+    the tiny model; a model change that loses it fails here instead of skipping."""
     text = complete(server, **SEEDED)["choices"][0]["text"]
     for start in range(3, len(text) - 3):
         stop = text[start:start + 3]
         if stop.strip() and text.find(stop) == start:
             return text, stop
-    pytest.skip(f"no usable stop string in {text!r}")
+    raise AssertionError(f"seed 7 no longer yields a usable stop string: {text!r}")
 
 
 @pytest.mark.parametrize("stream", [False, True])

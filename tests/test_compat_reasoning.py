@@ -53,7 +53,7 @@ def build_think_model(dst: Path) -> Path:
     import mlx.core as mx
     import numpy as np
 
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     shutil.copytree(ensure_model("tiny"), dst)
     cfg_path = dst / "tokenizer_config.json"

@@ -155,7 +155,7 @@ def json_object_prefix(text: str) -> bool:
     from transformers import AutoTokenizer
 
     from engine.grammar import json_ebnf
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     info = xgr.TokenizerInfo.from_huggingface(AutoTokenizer.from_pretrained(ensure_model("tiny")))
     grammar = xgr.GrammarCompiler(info).compile_grammar(json_ebnf({"type": "object"}))
@@ -306,7 +306,7 @@ def test_grammar_knows_every_engine_stop_token() -> None:
     from mlx_lm import load
 
     from engine.grammar import GrammarCompilerCache, build_constraint
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     _, tok = load(str(ensure_model("tiny")))
     inner = tok._tokenizer

@@ -71,7 +71,7 @@ TOOLS = [
 def fmt_client(request: pytest.FixtureRequest,
                live_server: Callable[..., LiveServer]) -> tuple[str, Any]:
     """(tool format, SDK client) on that format's tiny model."""
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     fmt = request.param
     if fmt == "hermes":
@@ -286,7 +286,7 @@ def _special_marker_model(dst: Any, fmt: str) -> Any:
     tokenizers (Mistral's [TOOL_CALLS], Llama 3's <|python_tag|> have special=true)."""
     import shutil
 
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     marker = {"mistral": "[TOOL_CALLS]", "llama3_json": "<|python_tag|>"}[fmt]
     shutil.copytree(ensure_model(FORMATS[fmt]), dst)

@@ -18,10 +18,9 @@ preload_fast_blas()
 
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
-
-TIE = 1e-4  # logit gap treated as a float-rounding near-tie
+from modelbuilder import ensure_model  # noqa: E402
+from tests import batch_equality  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -71,15 +70,10 @@ def tokens_and_gaps(events: list[GenerationEvent]) -> tuple[list[int], list[floa
 
 
 def same_or_near_tie(solo: list[GenerationEvent], batched: list[GenerationEvent]) -> bool:
-    """True when identical; False after a legitimate near-tie flip; raises otherwise."""
+    """The suite's batched-versus-solo rule (tests/batch_equality.py) on engine events."""
     a, gaps_a = tokens_and_gaps(solo)
     b, gaps_b = tokens_and_gaps(batched)
-    assert len(a) == len(b)
-    for step, (x, y) in enumerate(zip(a, b, strict=True)):
-        if x != y:
-            assert min(gaps_a[step], gaps_b[step]) < TIE, (step, gaps_a[step], gaps_b[step])
-            return False  # after a near-tie flip the continuations legitimately differ
-    return True
+    return batch_equality.same_or_near_tie(a, gaps_a, b, gaps_b)
 
 
 async def test_batched_equals_solo_greedy(engine: ChatEngine) -> None:

@@ -13,8 +13,8 @@ preload_fast_blas()
 
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
 from engine.types import GenerationRequest, SamplingParams, TokenLogprob  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import mlx.core as mx  # noqa: E402
 from mlx_lm.models.cache import make_prompt_cache  # noqa: E402
 
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 from engine.model_runner import MIN_PREFIX_REUSE, ModelRunner  # noqa: E402
 from engine.sampling import SampleOutput  # noqa: E402
 from engine.sequence import Sequence  # noqa: E402

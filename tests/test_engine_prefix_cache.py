@@ -14,9 +14,9 @@ preload_fast_blas()
 
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
 from engine.prefix_cache import PrefixCache  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 GREEDY = SamplingParams(temperature=0, max_tokens=8, ignore_eos=True, presence_penalty=1.5)
 
@@ -105,7 +105,7 @@ def test_lru_eviction_by_bytes() -> None:
 # ------------------------------------------------------------------ through the engine
 
 
-async def test_shared_prefix_hit_and_ttft(engine: ChatEngine) -> None:
+async def test_shared_prefix_hit(engine: ChatEngine) -> None:
     await run(engine, chat(engine, long_text(99), "warm up"))  # compile kernels for these shapes
     system = long_text(1)
     first = await run(engine, chat(engine, system, "First question?"))
@@ -114,8 +114,13 @@ async def test_shared_prefix_hit_and_ttft(engine: ChatEngine) -> None:
     s1, s2 = first[-1].stats, second[-1].stats
     assert s1 is not None and s2 is not None
     assert s1.prompt_tokens >= 1000 and s1.cached_tokens < s1.prompt_tokens // 10
-    assert s2.cached_tokens >= 0.9 * s2.prompt_tokens
-    assert s2.prompt_time <= 0.3 * s1.prompt_time, (s1.prompt_time, s2.prompt_time)
+    first_prompt = chat(engine, system, "First question?")
+    shared = next(i for i, (a, b) in enumerate(zip(first_prompt, second_prompt, strict=False))
+                  if a != b)
+    assert s2.cached_tokens == shared >= 0.9 * s2.prompt_tokens
+    # an ordering fact, on any machine: the cached request prefilled fewer tokens (the time
+    # it saves is measured by tools/bench.py's prefix-cache row)
+    assert s2.prompt_tokens - s2.cached_tokens < s1.prompt_tokens - s1.cached_tokens
 
 
 async def test_reused_kv_gives_same_output_as_uncached() -> None:

@@ -16,9 +16,9 @@ import numpy as np  # noqa: E402
 
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
 from engine.sampling import RowState, sample  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

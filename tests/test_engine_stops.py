@@ -11,9 +11,9 @@ preload_fast_blas()
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
 from engine.detokenizer import IncrementalDetokenizer  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
 from engine.stops import StopMatcher  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ preload_fast_blas()
 
 from engine.chat_engine import ChatEngine  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_builder import ensure_model  # noqa: E402
 from engine.templating import prepare_messages  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 CALL = {
     "id": "call_1",

@@ -46,7 +46,7 @@ class Harness:
     def __init__(self, model: str) -> None:
         from transformers import AutoTokenizer
 
-        from engine.model_builder import ensure_model
+        from modelbuilder import ensure_model
 
         path = ensure_model(model)
         self.tok = AutoTokenizer.from_pretrained(path)
@@ -292,7 +292,9 @@ def test_tool_choice_auto_constrains_after_trigger(fmt: str) -> None:
             h, tools=TOOLS, tool_choice="auto", tool_format=fmt, parallel_tool_calls=False
         )
         bitmask = h.cache.allocate_bitmask(1)
-        assert con.fill_bitmask(bitmask, 0) is False or bitmask.any()  # free text allowed
+        masked = con.fill_bitmask(bitmask, 0)  # False: nothing masked, every token allowed
+        allowed = [not masked or (int(bitmask[0, t // 32]) >> (t % 32)) & 1 for t in intro]
+        assert all(allowed), (masked, allowed)  # free text before the trigger
         text, _ = h.sample(con, seed, prefix=[*intro, trigger], until=end)
         content, calls = parse_tool_calls(text, fmt, TOOLS)
         assert content == "Let me check."

@@ -1,4 +1,4 @@
-"""Tests for the offline model builder (engine.model_builder)."""
+"""Tests for the offline model builder (modelbuilder)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import model_builder as mb
+import modelbuilder as mb
 
 FILES = ("model.safetensors", "tokenizer.json", "tokenizer_config.json", "config.json")
 
@@ -247,7 +247,7 @@ def test_chat_template_plain_and_thinking(mlx_loaded: tuple[Any, Any]) -> None:
 
 def test_presets_carry_their_template() -> None:
     for spec in mb.PRESETS.values():
-        config = mb._tokenizer_config(spec)
+        config = mb.tokenizer_config(spec)
         assert config["chat_template"] == mb.chat_template(spec.tool_format)
 
 

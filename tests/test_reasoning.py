@@ -33,7 +33,7 @@ def test_reasoning_state() -> None:
 def test_state_on_built_template() -> None:
     from transformers import AutoTokenizer
 
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     tok = AutoTokenizer.from_pretrained(ensure_model("tiny"))
     msgs = [{"role": "user", "content": "hi"}]

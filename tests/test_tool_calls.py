@@ -62,7 +62,7 @@ def test_detect_tool_format(template, model_type, expected) -> None:
 def test_detect_on_built_models() -> None:
     from transformers import AutoTokenizer
 
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     for name, fmt in [
         ("tiny", "hermes"),

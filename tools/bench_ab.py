@@ -68,10 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
     args = parser.parse_args(argv)
-    try:
-        from modelbuilder import ensure_model
-    except ImportError:  # before the builder moved out of engine/
-        from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     model = ensure_model("bench")
     log_dir = Path(tempfile.mkdtemp(prefix="afm-ab-logs-"))

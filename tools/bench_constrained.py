@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     from engine.chat_engine import ChatEngine
     from engine.config import EngineConfig
     from engine.grammar import GrammarCompilerCache
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     model = args.model or str(ensure_model("bench"))
     engine = ChatEngine(EngineConfig(model=model, concurrent=1, prefix_cache=False))

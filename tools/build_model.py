@@ -1,6 +1,6 @@
 """Build a preset model folder offline: ``python tools/build_model.py --preset bench [--out DIR]``.
 
-Without ``--out`` the model goes to the shared cache (see ``engine.model_builder.ensure_model``).
+Without ``--out`` the model goes to the shared cache (see ``modelbuilder.ensure_model``).
 Prints the folder's path.
 """
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.model_builder import PRESETS, build_model, ensure_model  # noqa: E402
+from engine.blas import preload_fast_blas  # noqa: E402
+from modelbuilder import PRESETS, build_model, ensure_model  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="target folder (replaced); default: the cache")
     parser.add_argument("--cache-dir", type=Path, help="cache root (default: $AFM_CACHE_DIR)")
     args = parser.parse_args(argv)
+    preload_fast_blas()  # before MLX loads: the tiny-tools preset trains with MLX
     start = time.perf_counter()
     if args.out is not None:
         path = build_model(args.out, PRESETS[args.preset])

@@ -37,7 +37,7 @@ def bench_grammar_cache() -> GrammarCompilerCache:
     """A compiler cache for the 32k-vocabulary "bench" model's tokenizer."""
     from transformers import AutoTokenizer
 
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     path = ensure_model("bench")
     vocab_size = json.loads((path / "config.json").read_text())["vocab_size"]
