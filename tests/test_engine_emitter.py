@@ -21,10 +21,10 @@ from mlx_lm.utils import load_tokenizer  # noqa: E402
 
 from engine.detokenizer import TokenTable  # noqa: E402
 from engine.emitter import EventEmitter, request_stats  # noqa: E402
-from modelbuilder import ensure_model  # noqa: E402
 from engine.sampling import RowState, SampleOutput  # noqa: E402
 from engine.sequence import Sequence  # noqa: E402
 from engine.types import GenerationEvent, GenerationRequest, SamplingParams  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 MAX_CONTEXT = 64
 

@@ -20,11 +20,11 @@ import mlx.core as mx  # noqa: E402
 from mlx_lm.models.cache import make_prompt_cache  # noqa: E402
 
 from engine.config import EngineConfig  # noqa: E402
-from modelbuilder import ensure_model  # noqa: E402
 from engine.model_runner import MIN_PREFIX_REUSE, ModelRunner  # noqa: E402
 from engine.sampling import SampleOutput  # noqa: E402
 from engine.sequence import Sequence  # noqa: E402
 from engine.types import GenerationRequest, SamplingParams  # noqa: E402
+from modelbuilder import ensure_model  # noqa: E402
 
 GREEDY = SamplingParams(temperature=0, ignore_eos=True)
 
