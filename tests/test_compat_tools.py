@@ -160,7 +160,16 @@ def test_required(fmt_client: tuple[str, Any], parallel: bool) -> None:
         assert calls_of(final) == calls
 
 
+def argument_fragments(chunks: list[Any]) -> list[str]:
+    """The argument pieces of call 0, in stream order (the first delta's "" included)."""
+    return [tc.function.arguments for chunk in chunks for choice in chunk.choices
+            for tc in choice.delta.tool_calls or [] if tc.index == 0]
+
+
 def test_named(fmt_client: tuple[str, Any]) -> None:
+    """A named call, streamed: its arguments arrive in several fragments that concatenate to
+    the non-streamed arguments, and no prefix parses as complete JSON before the last one
+    (the Vercel AI SDK closes a call as soon as its arguments parse)."""
     fmt, client = fmt_client
     choice = {"type": "function", "function": {"name": "search"}}
     for seed in SEEDS:
@@ -170,6 +179,12 @@ def test_named(fmt_client: tuple[str, Any]) -> None:
         final, chunks = ask_stream(client, tool_choice=choice, temperature=1.0, seed=seed)
         check_deltas(chunks)
         assert calls_of(final, {"search"}) == calls
+        fragments = [f for f in argument_fragments(chunks) if f]
+        assert "".join(fragments) == r.choices[0].message.tool_calls[0].function.arguments
+        assert len(fragments) >= 2, fragments
+        for n in range(1, len(fragments)):
+            with pytest.raises(json.JSONDecodeError):
+                json.loads("".join(fragments[:n]))
 
 
 def test_named_strict_parsed_by_sdk(fmt_client: tuple[str, Any]) -> None:

@@ -100,6 +100,10 @@ MUTATIONS: tuple[Mutation, ...] = (
              "return reason",
              ("tests/test_compat_tools.py::test_named",),
              "a turn ending in tool calls finishes as stop"),
+    Mutation("arguments-sent-whole", "engine/output.py",
+             "piece = open_call.args.update(args)", 'piece = ""',
+             ("tests/test_compat_tools.py::test_named",),
+             "streamed tool-call arguments arrive in one piece at the end of the call"),
 )
 
 
