@@ -171,7 +171,7 @@ def thinking_kwargs(thinking: Any) -> dict[str, Any] | None:
     """`thinking` as chat-template kwargs (None: the server's default applies)."""
     if thinking is None:
         return None
-    return {"enable_thinking": plain(thinking.type) == "enabled"}
+    return {"enable_thinking": plain(thinking.type) != "disabled"}
 
 
 def _shape(req: MessagesRequest | MessagesCountTokensRequest) -> ChatSpec:
