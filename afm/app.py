@@ -1,6 +1,6 @@
 """The application factory: Connexion routes the contract into handlers; our ASGI middleware
 wraps it for correlation ids, CORS and body limits; error handlers turn every failure into the
-route's envelope (OpenAI's, or Anthropic's on the Messages routes: :func:`afm.errors.error_reply`)."""
+route's envelope (OpenAI's, or Anthropic's on the Messages routes: `afm.errors.error_reply`)."""
 
 from __future__ import annotations
 

@@ -47,9 +47,9 @@ def _root(value: Any) -> Any:
 
 
 def _unsupported(kind: str, where: str) -> InvalidRequest:
-    return InvalidRequest(f"{where} is a '{kind}' block, which this server cannot take (the "
+    return InvalidRequest(f"{where} has type '{kind}', a block this server cannot take (the "
                           "loaded model reads text only and there are no server tools); remove "
-                          "the block", param=where)
+                          "it", param=where)
 
 
 def _texts(blocks: list[Any], where: str) -> str:
