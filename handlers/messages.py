@@ -2,8 +2,8 @@
 countMessageTokens.
 
 createMessage -> serving.messages.to_spec -> serving.prepare.prepare -> engine ChatEngine
--> serving.messages.complete / serving.messages.stream. Errors on these routes use Anthropic's
-envelope (afm.errors.error_reply, chosen by route).
+-> serving.messages.complete / serving.messages_stream.stream. Errors on these routes use
+Anthropic's envelope (afm.errors.error_reply, chosen by route).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from generated.models import (
     MessagesRequest,
 )
 from handlers.replies import json_response, named_sse_response, request_id, until_disconnect
-from serving import messages
+from serving import messages, messages_stream
 from serving.prepare import prepare
 from serving.sampling import check_streaming
 
@@ -31,7 +31,7 @@ async def create_message(body: dict[str, Any]) -> Response:
     check_streaming(state.settings, bool(req.stream))
     prepared = await prepare(state, messages.to_spec(req), request_id())
     if req.stream:
-        events = await messages.stream(state, prepared)
+        events = await messages_stream.stream(state, prepared)
         return named_sse_response(events, headers=prepared.headers)
     result = await until_disconnect(messages.complete(state, prepared))
     return json_response(MessagesMessage.model_validate(result), headers=prepared.headers)

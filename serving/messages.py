@@ -1,5 +1,5 @@
 """Anthropic Messages: MessagesRequest -> ChatSpec (translator), and engine output -> the
-`message` object and the named stream events (shapers).
+`message` object (shaper; the named stream events are in :mod:`serving.messages_stream`).
 
 Blocks map onto the template messages chat uses: `text` blocks join into content, `tool_use`
 blocks become an assistant's tool calls, `tool_result` blocks become `tool` messages (before the
@@ -10,31 +10,22 @@ the grammar engine enforces them as it does for chat.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id
 from afm.errors import InvalidRequest
-from engine.output import Delta, FinalOutput
+from engine.output import FinalOutput
 from engine.types import GenerationEvent, GenerationStats
 from generated.models import MessagesCountTokensRequest, MessagesRequest
 from serving import ids
 from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
-from serving.run import OpenedGeneration, Step, generate_all
+from serving.run import generate_all
 from serving.sampling import SamplingFields
 from serving.values import plain
 
 if TYPE_CHECKING:
     from afm.state import AppState
     from engine.chat_engine import ChatEngine
-
-log = logging.getLogger("afm.messages")
-
-PING_SECONDS = 10.0
-"""A `ping` event goes out whenever the stream has been quiet this long (and once at the start)."""
 
 BLOCK_SEPARATOR = "\n\n"
 """Between the text blocks of one turn (and of the system prompt) in the rendered prompt."""
@@ -244,7 +235,7 @@ def stop_reason(engine: ChatEngine, p: Prepared, text: str, final: GenerationEve
     return "end_turn", None
 
 
-def _message(state: AppState, content: list[dict[str, Any]], reason: str | None,
+def message(state: AppState, content: list[dict[str, Any]], reason: str | None,
              stop: str | None, use: dict[str, Any]) -> dict[str, Any]:
     return {"id": ids.new_id("msg_"), "type": "message", "role": "assistant",
             "content": content, "model": state.model_id, "stop_reason": reason,
@@ -271,130 +262,4 @@ async def complete(state: AppState, p: Prepared) -> dict[str, Any]:
     parser.feed(done.text)
     final = parser.finish()
     reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
-    return _message(state, content_blocks(final), reason, stop, usage(done.stats))
-
-
-def error_event(message: str, type: str = "api_error") -> dict[str, Any]:
-    """The stream's `error` event (Anthropic's envelope)."""
-    return {"type": "error", "error": {"type": type, "message": message},
-            "request_id": current_request_id()}
-
-
-async def stream(state: AppState, p: Prepared) -> AsyncIterator[dict[str, Any]]:
-    """Admit the request (529/503 surface here, before any output), then return the named
-    stream events; a failure after that becomes an `error` event."""
-    opened = await OpenedGeneration.open(state.require_engine(), p.request,
-                                         state.settings.queue_timeout, p.output_parser())
-    return _events(state, p, opened)
-
-
-async def with_pings(steps: AsyncIterator[Step], every: float) -> AsyncIterator[Step | None]:
-    """The steps, with None whenever ``every`` seconds pass without one."""
-    pending: asyncio.Future[Step] | None = None
-    try:
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(anext(steps))
-            done, _ = await asyncio.wait({pending}, timeout=every)
-            if not done:
-                yield None
-                continue
-            task, pending = pending, None
-            try:
-                step = task.result()
-            except StopAsyncIteration:
-                return
-            yield step
-    finally:
-        if pending is not None:  # closed early: stop reading before the caller closes `steps`
-            pending.cancel()
-            await asyncio.wait({pending})
-
-
-class _Blocks:
-    """Turns output deltas into content_block_start / _delta / _stop events."""
-
-    def __init__(self) -> None:
-        self.index = -1
-        self.kind: str | None = None
-        self.has_calls = False
-
-    def _open(self, block: dict[str, Any]) -> list[dict[str, Any]]:
-        events = self.close()
-        self.index += 1
-        self.kind = block["type"]
-        return [*events, {"type": "content_block_start", "index": self.index,
-                          "content_block": block}]
-
-    def _delta(self, delta: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "content_block_delta", "index": self.index, "delta": delta}
-
-    def close(self) -> list[dict[str, Any]]:
-        if self.kind is None:
-            return []
-        self.kind = None
-        return [{"type": "content_block_stop", "index": self.index}]
-
-    def feed(self, delta: Delta) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        if delta.reasoning_content is not None:
-            if self.kind != "thinking":
-                out += self._open({"type": "thinking", "thinking": "", "signature": ""})
-            out.append(self._delta({"type": "thinking_delta",
-                                    "thinking": delta.reasoning_content}))
-        if delta.content is not None:
-            if self.kind != "text":
-                out += self._open({"type": "text", "text": ""})
-            out.append(self._delta({"type": "text_delta", "text": delta.content}))
-        call = delta.tool_call
-        if call is not None:
-            if call.id is not None:
-                self.has_calls = True
-                out += self._open({"type": "tool_use", "id": tool_use_id(call.id),
-                                   "name": call.name, "input": {}})
-            if call.arguments:
-                out.append(self._delta({"type": "input_json_delta",
-                                        "partial_json": call.arguments}))
-        return out
-
-
-async def _events(state: AppState, p: Prepared,
-                  opened: OpenedGeneration) -> AsyncIterator[dict[str, Any]]:
-    engine = state.require_engine()
-    blocks = _Blocks()
-    text: list[str] = []
-    steps = with_pings(opened.steps(), PING_SECONDS)
-    try:
-        prompt = len(p.request.prompt_tokens)
-        yield {"type": "message_start", "message": _message(
-            state, [], None, None, {"input_tokens": prompt, "output_tokens": 0,
-                                    "cache_creation_input_tokens": 0,
-                                    "cache_read_input_tokens": 0})}
-        yield {"type": "ping"}
-        final = None
-        async for step in steps:
-            if step is None:
-                yield {"type": "ping"}
-                continue
-            text.append(step.text)
-            for delta in step.deltas:
-                for event in blocks.feed(delta):
-                    yield event
-            final = step.final
-        assert final is not None
-        if final.finish_reason == "error":
-            log.error("request %s failed mid-stream: %s", p.request.request_id, final.error)
-            yield error_event(f"Generation failed: {final.error}")
-            return
-        for event in blocks.close():
-            yield event
-        reason, stop = stop_reason(engine, p, "".join(text), final, blocks.has_calls)
-        yield {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": stop},
-               "usage": usage(final.stats or GenerationStats())}
-        yield {"type": "message_stop"}
-    except Exception:  # noqa: BLE001 - an error after 200 becomes an error event
-        log.exception("request %s: stream failed", p.request.request_id)
-        yield error_event("Internal server error")
-    finally:
-        await steps.aclose()
-        await opened.aclose()
+    return message(state, content_blocks(final), reason, stop, usage(done.stats))

@@ -312,7 +312,7 @@ def test_counts_in_metrics_and_disconnect_frees_the_slot(server: LiveServer,
 
 async def test_pings_fill_quiet_stretches() -> None:
     """`with_pings` yields None (a ping) for each quiet stretch and closes what it reads."""
-    from serving.messages import with_pings
+    from serving.messages_stream import with_pings
 
     closed = []
 
