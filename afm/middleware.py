@@ -97,8 +97,8 @@ def allowed_headers(path: str, requested: str | None) -> str:
     """The preflight header allow-list of a route, as the errors document describes."""
     if path.startswith("/v1/embeddings"):
         return requested or "Content-Type, Authorization"
-    if is_anthropic_route(path):
-        return f"{ANTHROPIC_HEADERS}, {CORRELATION}"
+    if is_anthropic_route(path):  # plus what the preflight asks: the SDKs add x-stainless-*
+        return f"{ANTHROPIC_HEADERS}, {CORRELATION}" + (f", {requested}" if requested else "")
     if path.startswith("/v1/chat/completions/") and path.endswith("/cancel"):
         return f"{CHAT_HEADERS}, {CORRELATION}"
     if path.startswith(TOKEN_PATHS):

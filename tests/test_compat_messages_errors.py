@@ -146,10 +146,11 @@ def test_openai_envelope_elsewhere(server: LiveServer) -> None:
 def test_cors_preflight_allows_anthropic_headers(server: LiveServer) -> None:
     r = httpx.options(server.url + "/v1/messages", headers={
         "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "x-api-key, anthropic-version, anthropic-beta"})
+        "Access-Control-Request-Headers": "x-api-key, anthropic-version, x-stainless-os"})
     assert r.status_code == 204
     allowed = {h.strip().lower() for h in r.headers["access-control-allow-headers"].split(",")}
-    assert {"x-api-key", "anthropic-version", "anthropic-beta", "content-type"} <= allowed
+    assert {"x-api-key", "anthropic-version", "anthropic-beta", "content-type",
+            "x-stainless-os"} <= allowed
 
 
 def test_server_keeps_serving(server: LiveServer) -> None:
