@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anthropic
@@ -44,8 +44,16 @@ def sdk(server: LiveServer, **kw: Any) -> anthropic.Anthropic:
 
 
 @pytest.fixture(scope="module")
-def client(server: LiveServer) -> anthropic.Anthropic:
-    return sdk(server)
+def client(server: LiveServer) -> Iterator[anthropic.Anthropic]:
+    with sdk(server) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def uncached(live_server: Callable[..., LiveServer]) -> Iterator[anthropic.Anthropic]:
+    """A client of a server without the prefix cache."""
+    with sdk(live_server("--disable-prefix-caching")) as c:
+        yield c
 
 
 BODY_ONLY = ("temperature", "top_p", "top_k", "seed")
@@ -214,12 +222,11 @@ REQUESTS = [
 
 
 @pytest.mark.parametrize("request_", REQUESTS)
-def test_count_tokens_equals_input_tokens(live_server: Callable[..., LiveServer],
+def test_count_tokens_equals_input_tokens(uncached: anthropic.Anthropic,
                                           client: anthropic.Anthropic,
                                           request_: dict[str, Any]) -> None:
     """Without a prefix cache, input_tokens is the whole prompt and equals the count; with
     it, the prompt splits into input_tokens and cache_read_input_tokens."""
-    uncached = sdk(live_server("--disable-prefix-caching"))
     counted = uncached.messages.count_tokens(model="m", **request_).input_tokens
     m = create(uncached, max_tokens=2, **request_)
     assert m.usage.input_tokens == counted and m.usage.cache_read_input_tokens == 0
@@ -265,9 +272,9 @@ def test_sampling_fields(client: anthropic.Anthropic) -> None:
 
 
 def test_metadata_and_headers_accepted(server: LiveServer) -> None:
-    c = sdk(server, default_headers={"anthropic-beta": "prompt-caching-2024-07-31",
-                                     "x-api-key": "sk-ant-local"})
-    m = create(c, max_tokens=4, metadata={"user_id": "user-1"}, service_tier="auto")
+    with sdk(server, default_headers={"anthropic-beta": "prompt-caching-2024-07-31",
+                                      "x-api-key": "sk-ant-local"}) as c:
+        m = create(c, max_tokens=4, metadata={"user_id": "user-1"}, service_tier="auto")
     assert m.type == "message"
 
 

@@ -10,7 +10,7 @@ turn sent back with its thinking and tool_use blocks."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anthropic
@@ -33,9 +33,10 @@ OFF = {"type": "disabled"}
 
 @pytest.fixture(scope="module")
 def think(live_server: Callable[..., LiveServer],
-          tmp_path_factory: pytest.TempPathFactory) -> anthropic.Anthropic:
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[anthropic.Anthropic]:
     model = build_think_model(tmp_path_factory.mktemp("models") / "tiny-think")
-    return sdk(live_server(model=model))
+    with sdk(live_server(model=model)) as client:
+        yield client
 
 
 def kinds(message: Any) -> list[str]:
@@ -218,8 +219,12 @@ def test_claude_code_follow_up_turn_through_the_sdk(server: LiveServer) -> None:
     """The next turn as Claude Code sends it: the assistant's thinking, text and tool_use
     blocks, then the tool_result; streamed and not, the same message; the shared prefix
     comes from the cache."""
-    client = sdk(server, default_headers={k: v for k, v in HEADERS.items()
-                                          if k != "user-agent"})
+    with sdk(server, default_headers={k: v for k, v in HEADERS.items()
+                                      if k != "user-agent"}) as client:
+        _follow_up(client)
+
+
+def _follow_up(client: anthropic.Anthropic) -> None:
     follow = [*CLAUDE_CODE["messages"],
               {"role": "assistant", "content": [
                   {"type": "thinking", "thinking": "Find the Python files first.",

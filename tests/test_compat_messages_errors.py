@@ -103,8 +103,7 @@ def test_server_tools_and_tool_rules(server: LiveServer) -> None:
 
 
 def test_sdk_raises_typed_errors(server: LiveServer) -> None:
-    client = sdk(server)
-    with pytest.raises(anthropic.BadRequestError) as info:
+    with sdk(server) as client, pytest.raises(anthropic.BadRequestError) as info:
         client.messages.create(model="m", max_tokens=4, messages=[
             {"role": "user", "content": [{"type": "image", "source": {
                 "type": "base64", "media_type": "image/png", "data": "iVBO"}}]}])
