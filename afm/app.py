@@ -1,6 +1,6 @@
 """The application factory: Connexion routes the contract into handlers; our ASGI middleware
 wraps it for correlation ids, CORS and body limits; error handlers turn every failure into the
-OpenAI-shaped envelope."""
+route's envelope (OpenAI's, or Anthropic's on the Messages routes: `afm.errors.error_reply`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from starlette.formparsers import MultiPartException
 
 from afm.context import current_request_id
 from afm.contract import SPEC_PATH, load_spec
-from afm.errors import ApiError, envelope
+from afm.errors import ApiError, error_reply
 from afm.middleware import BodyLimitMiddleware, CorrelationMiddleware, CorsMiddleware
 from afm.settings import Settings
 
@@ -88,8 +88,11 @@ class TagResolver(Resolver):
         return f"handlers.{tag}.{_snake(operation.operation_id)}"
 
 
-def _json_response(status: int, body: dict[str, Any],
-                   headers: dict[str, str] | None = None) -> ConnexionResponse:
+def _error_response(request: ConnexionRequest, status: int, message: str, type: str, *,
+                    code: str | None = None, param: str | None = None,
+                    headers: dict[str, str] | None = None) -> ConnexionResponse:
+    """An error in the envelope of the request's route."""
+    status, body = error_reply(request.url.path, status, message, type, code=code, param=param)
     return ConnexionResponse(status_code=status, body=json.dumps(body),
                              content_type="application/json", headers=headers or {})
 
@@ -98,7 +101,8 @@ def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionRes
     assert isinstance(exc, ApiError)
     if exc.status >= 500:
         log.warning("request %s failed: %s %s", current_request_id(), exc.type, exc.message)
-    return _json_response(exc.status, exc.body(), exc.headers)
+    return _error_response(request, exc.status, exc.message, exc.type, code=exc.code,
+                           param=exc.param, headers=exc.headers)
 
 
 @functools.cache
@@ -119,10 +123,9 @@ def http_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionRe
         if allow:
             headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
             headers["Allow"] = allow
-    return _json_response(status, envelope(_shorten(str(detail)),
-                                           STATUS_TYPES.get(status, "error"),
-                                           param=_validation_param(status, str(detail))),
-                          headers)
+    return _error_response(request, status, _shorten(str(detail)),
+                           STATUS_TYPES.get(status, "error"),
+                           param=_validation_param(status, str(detail)), headers=headers)
 
 
 def _validation_param(status: int, detail: str) -> str | None:
@@ -141,14 +144,13 @@ def _shorten(message: str, limit: int = 400) -> str:
 
 def unexpected_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
     if isinstance(exc, UnicodeDecodeError):
-        return _json_response(400, envelope("Request body is not valid UTF-8",
-                                            "invalid_request_error"))
+        return _error_response(request, 400, "Request body is not valid UTF-8",
+                               "invalid_request_error")
     if isinstance(exc, MultiPartException):
-        return _json_response(400, envelope(f"Malformed multipart body: {exc.message}",
-                                            "invalid_request_error"))
-    body = envelope("Internal server error", "internal_error")
-    log.error("request %s: unexpected error", body["error"]["request_id"], exc_info=exc)
-    return _json_response(500, body)
+        return _error_response(request, 400, f"Malformed multipart body: {exc.message}",
+                               "invalid_request_error")
+    log.error("request %s: unexpected error", current_request_id(), exc_info=exc)
+    return _error_response(request, 500, "Internal server error", "internal_error")
 
 
 def create_app(settings: Settings, *, load_backends: bool = True) -> Any:

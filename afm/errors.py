@@ -1,4 +1,4 @@
-"""API errors and the OpenAI-shaped error envelope.
+"""API errors and their envelopes: OpenAI's everywhere, Anthropic's on the Messages routes.
 
 Hierarchy::
 
@@ -108,3 +108,30 @@ def envelope(
             "request_id": current_request_id(),
         }
     }
+
+
+ANTHROPIC_TYPES = {400: "invalid_request_error", 401: "authentication_error",
+                   403: "permission_error", 404: "not_found_error", 413: "request_too_large",
+                   429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+"""Anthropic's error type per status (its published list); other statuses keep AFM's type."""
+
+
+def is_anthropic_route(path: str) -> bool:
+    """The Anthropic Messages API routes (`/v1/messages` and below)."""
+    return path.rstrip("/") == "/v1/messages" or path.startswith("/v1/messages/")
+
+
+def error_reply(path: str, status: int, message: str, type: str, *, code: str | None = None,
+                param: str | None = None) -> tuple[int, dict[str, Any]]:
+    """The status and body of an error answered on ``path``.
+
+    Anthropic's routes get ``{"type": "error", "error": {"type", "message"}, "request_id"}``,
+    with a busy server (``server_busy``) as 529 ``overloaded_error``, as Anthropic answers
+    overload; every other route gets the OpenAI envelope and the status unchanged."""
+    if not is_anthropic_route(path):
+        return status, envelope(message, type, code=code, param=param)
+    if type == "server_busy":
+        status = 529
+    return status, {"type": "error",
+                    "error": {"type": ANTHROPIC_TYPES.get(status, type), "message": message},
+                    "request_id": current_request_id()}

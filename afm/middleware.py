@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from afm.context import new_request_id, request_id_var
-from afm.errors import envelope
+from afm.errors import error_reply, is_anthropic_route
 from afm.settings import Settings
 
 Scope = MutableMapping[str, Any]
@@ -21,6 +21,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 CORRELATION_HEADERS = (b"x-request-id", b"openai-request-id")
+ANTHROPIC_CORRELATION = (*CORRELATION_HEADERS, b"request-id")
+"""Anthropic's routes also carry the id as `request-id`, where the anthropic SDKs read it."""
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -63,11 +65,13 @@ class CorrelationMiddleware:
         scope.setdefault("state", {})["request_id"] = request_id
         encoded = request_id.encode("latin-1", "replace")
 
+        names = ANTHROPIC_CORRELATION if is_anthropic_route(scope["path"]) else CORRELATION_HEADERS
+
         async def send_with_ids(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers", [])
-                           if k.lower() not in CORRELATION_HEADERS]
-                headers += [(b"x-request-id", encoded), (b"openai-request-id", encoded)]
+                           if k.lower() not in names]
+                headers += [(name, encoded) for name in names]
                 message["headers"] = headers
             await send(message)
 
@@ -79,9 +83,12 @@ class CorrelationMiddleware:
 
 
 CHAT_HEADERS = "Content-Type, Authorization, X-AFM-Profile"
+ANTHROPIC_HEADERS = ("Content-Type, X-API-Key, Authorization, Anthropic-Version, Anthropic-Beta, "
+                     "Anthropic-Dangerous-Direct-Browser-Access")
 CORRELATION = "X-Request-ID, OpenAI-Request-ID"
 EXPOSED = (
-    "X-Request-ID, OpenAI-Request-ID, X-Grammar-Constraints, X-Embedding-Truncated, Retry-After"
+    "X-Request-ID, OpenAI-Request-ID, X-Grammar-Constraints, X-Embedding-Truncated, Retry-After, "
+    "Request-ID"
 )
 TOKEN_PATHS = ("/v1/tokenize", "/v1/detokenize", "/v1/count_tokens")
 
@@ -90,6 +97,8 @@ def allowed_headers(path: str, requested: str | None) -> str:
     """The preflight header allow-list of a route, as the errors document describes."""
     if path.startswith("/v1/embeddings"):
         return requested or "Content-Type, Authorization"
+    if is_anthropic_route(path):  # plus what the preflight asks: the SDKs add x-stainless-*
+        return f"{ANTHROPIC_HEADERS}, {CORRELATION}" + (f", {requested}" if requested else "")
     if path.startswith("/v1/chat/completions/") and path.endswith("/cancel"):
         return f"{CHAT_HEADERS}, {CORRELATION}"
     if path.startswith(TOKEN_PATHS):
@@ -167,7 +176,7 @@ class BodyLimitMiddleware:
         limit = body_limit_for(self.settings, scope["method"], scope["path"])
         declared = _header(scope, b"content-length")
         if declared and declared.isdigit() and int(declared) > limit:
-            await self._too_large(send, limit)
+            await self._too_large(send, scope["path"], limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -178,7 +187,7 @@ class BodyLimitMiddleware:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                await self._too_large(send, limit)
+                await self._too_large(send, scope["path"], limit)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -196,7 +205,8 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     @staticmethod
-    async def _too_large(send: Send, limit: int) -> None:
-        await send_json(send, 413, envelope(
-            f"Request body exceeds this route's limit of {limit} bytes",
-            "payload_too_large", code="payload_too_large"))
+    async def _too_large(send: Send, path: str, limit: int) -> None:
+        status, body = error_reply(path, 413,
+                                   f"Request body exceeds this route's limit of {limit} bytes",
+                                   "payload_too_large", code="payload_too_large")
+        await send_json(send, status, body)

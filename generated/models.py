@@ -874,6 +874,308 @@ class OcrResult(BaseModel):
     lines: list[Line] | None = None
 
 
+class MessagesCountTokensResponse(BaseModel):
+    input_tokens: int
+    """
+    The rendered prompt's length in tokens.
+    """
+
+
+class Role1(StrEnum):
+    USER = 'user'
+    ASSISTANT = 'assistant'
+
+
+class Ttl(StrEnum):
+    FIELD_5M = '5m'
+    FIELD_1H = '1h'
+
+
+class MessagesCacheControl(BaseModel):
+    """
+    Prompt-caching breakpoint; accepted and ignored (the prefix cache needs no hints).
+    """
+
+    type: Literal['ephemeral'] | None = None
+    ttl: Ttl | None = None
+
+
+class MessagesTextBlockParam(BaseModel):
+    type: Literal['text']
+    text: str
+    cache_control: MessagesCacheControl | None = None
+
+
+class MessagesToolUseBlockParam(BaseModel):
+    """
+    An earlier assistant tool call, sent back in a multi-turn conversation.
+    """
+
+    type: Literal['tool_use']
+    id: str
+    name: str
+    input: dict[str, Any]
+    cache_control: MessagesCacheControl | None = None
+
+
+class MessagesThinkingBlockParam(BaseModel):
+    """
+    Earlier assistant reasoning sent back by a client; `signature` is not checked.
+    """
+
+    type: Literal['thinking']
+    thinking: str
+    signature: str | None = None
+
+
+class MessagesRedactedThinkingBlockParam(BaseModel):
+    """
+    Accepted and dropped (this server never redacts).
+    """
+
+    type: Literal['redacted_thinking']
+    data: str | None = None
+
+
+class Type1(StrEnum):
+    IMAGE = 'image'
+    DOCUMENT = 'document'
+    SEARCH_RESULT = 'search_result'
+    SERVER_TOOL_USE = 'server_tool_use'
+    WEB_SEARCH_TOOL_RESULT = 'web_search_tool_result'
+    WEB_FETCH_TOOL_RESULT = 'web_fetch_tool_result'
+    CODE_EXECUTION_TOOL_RESULT = 'code_execution_tool_result'
+    MCP_TOOL_USE = 'mcp_tool_use'
+    MCP_TOOL_RESULT = 'mcp_tool_result'
+    CONTAINER_UPLOAD = 'container_upload'
+
+
+class MessagesUnsupportedBlockParam(BaseModel):
+    """
+    Anthropic block types this server cannot take with a text-only model and no server
+    tools; a request carrying one gets 400 naming the type.
+
+    """
+
+    type: Type1
+
+
+class MessagesTool(BaseModel):
+    """
+    A client tool: `name`, `description` and the JSON Schema of its `input` (required for
+    client tools). Anthropic server tools (a `type` other than `custom`, such as
+    `web_search_20250305`) get 400 naming the type.
+
+    """
+
+    type: str | None = None
+    """
+    `custom` (or absent) for a client tool.
+    """
+    name: Annotated[
+        str, Field(max_length=128, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
+    ]
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    """
+    JSON Schema of the tool's `input` object; enforced when the tool is forced.
+    """
+    cache_control: MessagesCacheControl | None = None
+
+
+class Type2(StrEnum):
+    AUTO = 'auto'
+    ANY = 'any'
+    TOOL = 'tool'
+    NONE = 'none'
+
+
+class MessagesToolChoice(BaseModel):
+    """
+    `auto` (the model decides), `any` (some tool must be called), `tool` (the tool `name`
+    must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
+    most one call.
+
+    """
+
+    type: Type2
+    name: str | None = None
+    """
+    The tool to call, with `type: tool`.
+    """
+    disable_parallel_tool_use: bool | None = None
+
+
+class Type3(StrEnum):
+    ENABLED = 'enabled'
+    DISABLED = 'disabled'
+    ADAPTIVE = 'adaptive'
+    BETWEEN_TOOLS = 'between_tools'
+
+
+class Display(StrEnum):
+    SUMMARIZED = 'summarized'
+    OMITTED = 'omitted'
+
+
+class MessagesThinkingConfig(BaseModel):
+    """
+    `enabled`, `adaptive` and `between_tools` turn the model's reasoning on (the chat
+    template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
+    enforced. `disabled` turns it off.
+
+    """
+
+    type: Type3
+    budget_tokens: Annotated[int | None, Field(ge=1)] = None
+    display: Display | None = None
+
+
+class MessagesMetadata(BaseModel):
+    """
+    Accepted and ignored.
+    """
+
+    user_id: str | None = None
+
+
+class StopReasonEnum(StrEnum):
+    """
+    Null only in `message_start`.
+    """
+
+    END_TURN = 'end_turn'
+    MAX_TOKENS = 'max_tokens'
+    STOP_SEQUENCE = 'stop_sequence'
+    TOOL_USE = 'tool_use'
+
+
+class StopReason(RootModel[StopReasonEnum | None]):
+    root: StopReasonEnum | None = None
+    """
+    Null only in `message_start`.
+    """
+
+
+class MessagesTextBlock(BaseModel):
+    type: Literal['text']
+    text: str
+
+
+class MessagesThinkingBlock(BaseModel):
+    type: Literal['thinking']
+    thinking: str
+    signature: str
+    """
+    Empty (local reasoning is not signed).
+    """
+
+
+class MessagesToolUseBlock(BaseModel):
+    type: Literal['tool_use']
+    id: str
+    """
+    `toolu_` and hex characters.
+    """
+    name: str
+    input: dict[str, Any]
+
+
+class MessagesUsage(BaseModel):
+    input_tokens: int
+    """
+    Prompt tokens computed for this request (not read from the prefix cache).
+    """
+    output_tokens: int
+    cache_creation_input_tokens: int | None = None
+    """
+    Always 0.
+    """
+    cache_read_input_tokens: int | None = None
+    """
+    Prompt tokens reused from the prefix cache.
+    """
+
+
+class MessagesSSEEvent(BaseModel):
+    """
+    One named server-sent event: `event` is the event's type and `data` its JSON, whose
+    schema the stream's `x-afm-event-data` names (`MessagesStreamEvent`).
+
+    """
+
+    event: str
+    data: str
+
+
+class MessagesTextDelta(BaseModel):
+    type: Literal['text_delta']
+    text: str
+
+
+class MessagesInputJsonDelta(BaseModel):
+    """
+    A piece of the tool input's JSON; the pieces of one block concatenate to it.
+    """
+
+    type: Literal['input_json_delta']
+    partial_json: str
+
+
+class MessagesThinkingDelta(BaseModel):
+    type: Literal['thinking_delta']
+    thinking: str
+
+
+class MessagesContentBlockStopEvent(BaseModel):
+    type: Literal['content_block_stop']
+    index: Annotated[int, Field(ge=0)]
+
+
+class StopReason1(StrEnum):
+    END_TURN = 'end_turn'
+    MAX_TOKENS = 'max_tokens'
+    STOP_SEQUENCE = 'stop_sequence'
+    TOOL_USE = 'tool_use'
+
+
+class Delta(BaseModel):
+    stop_reason: StopReason1
+    stop_sequence: Annotated[str | None, Field(...)]
+
+
+class MessagesMessageDeltaEvent(BaseModel):
+    type: Literal['message_delta']
+    delta: Delta
+    usage: MessagesUsage
+
+
+class MessagesMessageStopEvent(BaseModel):
+    type: Literal['message_stop']
+
+
+class MessagesPingEvent(BaseModel):
+    type: Literal['ping']
+
+
+class Error(BaseModel):
+    type: str
+    """
+    invalid_request_error, not_found_error, request_too_large, api_error, overloaded_error, ...
+    """
+    message: str
+
+
+class MessagesErrorResponse(BaseModel):
+    """
+    Anthropic's error envelope (error responses on `/v1/messages*`, and the stream's `error` event).
+    """
+
+    type: Literal['error']
+    error: Error
+    request_id: str | None = None
+
+
 class ErrorResponse(BaseModel):
     """
     The error envelope used by every failing response.
@@ -971,6 +1273,54 @@ class EmbeddingList(BaseModel):
 class BatchErrors(BaseModel):
     object: Literal['list'] | None = None
     data: list[BatchError] | None = None
+
+
+class MessagesSystem(RootModel[str | list[MessagesTextBlockParam]]):
+    root: str | list[MessagesTextBlockParam]
+    """
+    System prompt, a string or text blocks (joined).
+    """
+
+
+class MessagesToolResultBlockParam(BaseModel):
+    """
+    The result of a tool call, in a `user` turn.
+    """
+
+    type: Literal['tool_result']
+    tool_use_id: str
+    content: (
+        str | list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | None
+    ) = None
+    """
+    Text, or text blocks (other block types get 400 naming the type).
+    """
+    is_error: bool | None = None
+    """
+    The tool failed; the result is rendered marked as an error.
+    """
+    cache_control: MessagesCacheControl | None = None
+
+
+class MessagesContentBlock(
+    RootModel[MessagesTextBlock | MessagesThinkingBlock | MessagesToolUseBlock]
+):
+    root: MessagesTextBlock | MessagesThinkingBlock | MessagesToolUseBlock
+    """
+    A response content block, told apart by `type`.
+    """
+
+
+class MessagesContentBlockStartEvent(BaseModel):
+    type: Literal['content_block_start']
+    index: Annotated[int, Field(ge=0)]
+    content_block: MessagesContentBlock
+
+
+class MessagesBlockDelta(
+    RootModel[MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta]
+):
+    root: MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta
 
 
 class MessageContent(RootModel[str | list[ContentPart]]):
@@ -1117,6 +1467,63 @@ class BatchList(BaseModel):
     has_more: bool
 
 
+class MessagesContentBlockParam(
+    RootModel[
+        MessagesTextBlockParam
+        | MessagesToolUseBlockParam
+        | MessagesToolResultBlockParam
+        | MessagesThinkingBlockParam
+        | MessagesRedactedThinkingBlockParam
+        | MessagesUnsupportedBlockParam
+    ]
+):
+    root: (
+        MessagesTextBlockParam
+        | MessagesToolUseBlockParam
+        | MessagesToolResultBlockParam
+        | MessagesThinkingBlockParam
+        | MessagesRedactedThinkingBlockParam
+        | MessagesUnsupportedBlockParam
+    )
+    """
+    A request content block, told apart by `type`.
+    """
+
+
+class MessagesMessage(BaseModel):
+    id: str
+    """
+    `msg_` and 24 hex characters.
+    """
+    type: Literal['message']
+    role: Literal['assistant']
+    content: list[MessagesContentBlock]
+    """
+    `thinking` first when the model reasoned, then `text`, then `tool_use` blocks.
+    """
+    model: str
+    stop_reason: Annotated[StopReason | None, Field(...)]
+    """
+    Null only in `message_start`.
+    """
+    stop_sequence: Annotated[str | None, Field(...)]
+    """
+    The stop sequence that ended the turn, when `stop_reason` is `stop_sequence`.
+    """
+    usage: MessagesUsage
+
+
+class MessagesMessageStartEvent(BaseModel):
+    type: Literal['message_start']
+    message: MessagesMessage
+
+
+class MessagesContentBlockDeltaEvent(BaseModel):
+    type: Literal['content_block_delta']
+    index: Annotated[int, Field(ge=0)]
+    delta: MessagesBlockDelta
+
+
 class AssistantInputMessage(
     RootModel[AssistantContentMessage | AssistantToolCallsMessage]
 ):
@@ -1191,6 +1598,41 @@ class CompletionChunk(BaseModel):
     error: ErrorDetail | None = None
 
 
+class MessagesMessageParam(BaseModel):
+    role: Role1
+    content: str | list[MessagesContentBlockParam]
+    """
+    Text, or content blocks.
+    """
+
+
+class MessagesStreamEvent(
+    RootModel[
+        MessagesMessageStartEvent
+        | MessagesContentBlockStartEvent
+        | MessagesContentBlockDeltaEvent
+        | MessagesContentBlockStopEvent
+        | MessagesMessageDeltaEvent
+        | MessagesMessageStopEvent
+        | MessagesPingEvent
+        | MessagesErrorResponse
+    ]
+):
+    root: (
+        MessagesMessageStartEvent
+        | MessagesContentBlockStartEvent
+        | MessagesContentBlockDeltaEvent
+        | MessagesContentBlockStopEvent
+        | MessagesMessageDeltaEvent
+        | MessagesMessageStopEvent
+        | MessagesPingEvent
+        | MessagesErrorResponse
+    )
+    """
+    One event of a Messages stream, told apart by `type` (also its SSE event name).
+    """
+
+
 class ChatMessage(
     RootModel[SystemMessage | UserMessage | AssistantInputMessage | ToolMessage]
 ):
@@ -1249,6 +1691,66 @@ class CountTokensRequest(BaseModel):
     """
     messages: Annotated[list[ChatMessage], Field(min_length=1)]
     tools: list[Tool] | None = None
+
+
+class MessagesRequest(BaseModel):
+    """
+    An Anthropic Messages request. Unknown fields (`service_tier`, `container`,
+    `context_management`, ...) are accepted and ignored.
+
+    """
+
+    model: str
+    """
+    Requested model id; resolves as for chat completions.
+    """
+    max_tokens: Annotated[int, Field(ge=1)]
+    """
+    Output-token limit (required, as Anthropic requires), capped by the context window.
+    """
+    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
+    """
+    Alternating `user` / `assistant` turns.
+    """
+    system: MessagesSystem | None = None
+    stop_sequences: list[str] | None = None
+    """
+    Custom stop strings; the matched one is reported as `stop_sequence`.
+    """
+    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
+    """
+    Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
+    """
+    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    top_k: Annotated[int | None, Field(ge=0)] = None
+    """
+    Sample among the k most likely tokens (0 = off).
+    """
+    tools: list[MessagesTool] | None = None
+    tool_choice: MessagesToolChoice | None = None
+    thinking: MessagesThinkingConfig | None = None
+    metadata: MessagesMetadata | None = None
+    stream: bool | None = None
+    """
+    Stream named SSE events instead of one message.
+    """
+    seed: int | None = None
+    """
+    AFM extension. Seed for sampling; the same seed gives the same message, streamed or not.
+    """
+
+
+class MessagesCountTokensRequest(BaseModel):
+    """
+    The prompt-shaping fields of a Messages request.
+    """
+
+    model: str
+    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
+    system: MessagesSystem | None = None
+    tools: list[MessagesTool] | None = None
+    tool_choice: MessagesToolChoice | None = None
+    thinking: MessagesThinkingConfig | None = None
 
 
 class ChatCompletionRequest(BaseModel):

@@ -61,6 +61,22 @@ def sse_response(events: AsyncIterator[dict[str, Any]],
                              headers={**SSE_HEADERS, **(headers or {})})
 
 
+def named_sse_response(events: AsyncIterator[dict[str, Any]],
+                       headers: dict[str, str] | None = None) -> StreamingResponse:
+    """An Anthropic-style SSE stream: each event as ``event: <its type>`` and ``data:`` JSON;
+    the stream simply ends (no ``[DONE]``)."""
+
+    async def body() -> AsyncIterator[bytes]:
+        try:
+            async for event in events:
+                yield f"event: {event['type']}\n".encode() + sse_line(event)
+        finally:
+            await events.aclose()  # type: ignore[attr-defined]
+
+    return StreamingResponse(body(), media_type="text/event-stream",
+                             headers={**SSE_HEADERS, **(headers or {})})
+
+
 async def until_disconnect(work: Awaitable[T]) -> T:
     """Await ``work`` unless the client disconnects first; then cancel it (which closes the
     engine stream and frees its slot) and re-raise CancelledError."""

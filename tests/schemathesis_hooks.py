@@ -2,7 +2,8 @@
 
 ``sse_event_data``: Schemathesis checks that each SSE event is an object with a string
 ``data``; this check also parses that string and validates it against the chunk schema the
-media type names in ``x-afm-event-data``, and requires the stream to end with ``[DONE]``.
+media type names in ``x-afm-event-data``, and requires an unnamed stream to end with
+``[DONE]`` and a named one to name each event by its type.
 """
 
 from __future__ import annotations

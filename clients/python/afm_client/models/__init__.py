@@ -100,6 +100,75 @@ from .image_content_part_type import ImageContentPartType
 from .json_schema_format import JsonSchemaFormat
 from .json_schema_format_schema import JsonSchemaFormatSchema
 from .list_files_order import ListFilesOrder
+from .messages_cache_control_type_0 import MessagesCacheControlType0
+from .messages_cache_control_type_0_ttl import MessagesCacheControlType0Ttl
+from .messages_cache_control_type_0_type import MessagesCacheControlType0Type
+from .messages_content_block_delta_event import MessagesContentBlockDeltaEvent
+from .messages_content_block_delta_event_type import MessagesContentBlockDeltaEventType
+from .messages_content_block_start_event import MessagesContentBlockStartEvent
+from .messages_content_block_start_event_type import MessagesContentBlockStartEventType
+from .messages_content_block_stop_event import MessagesContentBlockStopEvent
+from .messages_content_block_stop_event_type import MessagesContentBlockStopEventType
+from .messages_count_tokens_request import MessagesCountTokensRequest
+from .messages_count_tokens_response import MessagesCountTokensResponse
+from .messages_error_response import MessagesErrorResponse
+from .messages_error_response_error import MessagesErrorResponseError
+from .messages_error_response_type import MessagesErrorResponseType
+from .messages_input_json_delta import MessagesInputJsonDelta
+from .messages_input_json_delta_type import MessagesInputJsonDeltaType
+from .messages_message import MessagesMessage
+from .messages_message_delta_event import MessagesMessageDeltaEvent
+from .messages_message_delta_event_delta import MessagesMessageDeltaEventDelta
+from .messages_message_delta_event_delta_stop_reason import MessagesMessageDeltaEventDeltaStopReason
+from .messages_message_delta_event_type import MessagesMessageDeltaEventType
+from .messages_message_param import MessagesMessageParam
+from .messages_message_param_role import MessagesMessageParamRole
+from .messages_message_role import MessagesMessageRole
+from .messages_message_start_event import MessagesMessageStartEvent
+from .messages_message_start_event_type import MessagesMessageStartEventType
+from .messages_message_stop_event import MessagesMessageStopEvent
+from .messages_message_stop_event_type import MessagesMessageStopEventType
+from .messages_message_stop_reason_type_1 import MessagesMessageStopReasonType1
+from .messages_message_stop_reason_type_2_type_1 import MessagesMessageStopReasonType2Type1
+from .messages_message_stop_reason_type_3_type_1 import MessagesMessageStopReasonType3Type1
+from .messages_message_type import MessagesMessageType
+from .messages_metadata import MessagesMetadata
+from .messages_ping_event import MessagesPingEvent
+from .messages_ping_event_type import MessagesPingEventType
+from .messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam
+from .messages_redacted_thinking_block_param_type import MessagesRedactedThinkingBlockParamType
+from .messages_request import MessagesRequest
+from .messages_sse_event import MessagesSSEEvent
+from .messages_text_block import MessagesTextBlock
+from .messages_text_block_param import MessagesTextBlockParam
+from .messages_text_block_param_type import MessagesTextBlockParamType
+from .messages_text_block_type import MessagesTextBlockType
+from .messages_text_delta import MessagesTextDelta
+from .messages_text_delta_type import MessagesTextDeltaType
+from .messages_thinking_block import MessagesThinkingBlock
+from .messages_thinking_block_param import MessagesThinkingBlockParam
+from .messages_thinking_block_param_type import MessagesThinkingBlockParamType
+from .messages_thinking_block_type import MessagesThinkingBlockType
+from .messages_thinking_config import MessagesThinkingConfig
+from .messages_thinking_config_display import MessagesThinkingConfigDisplay
+from .messages_thinking_config_type import MessagesThinkingConfigType
+from .messages_thinking_delta import MessagesThinkingDelta
+from .messages_thinking_delta_type import MessagesThinkingDeltaType
+from .messages_tool import MessagesTool
+from .messages_tool_choice import MessagesToolChoice
+from .messages_tool_choice_type import MessagesToolChoiceType
+from .messages_tool_input_schema import MessagesToolInputSchema
+from .messages_tool_result_block_param import MessagesToolResultBlockParam
+from .messages_tool_result_block_param_type import MessagesToolResultBlockParamType
+from .messages_tool_use_block import MessagesToolUseBlock
+from .messages_tool_use_block_input import MessagesToolUseBlockInput
+from .messages_tool_use_block_param import MessagesToolUseBlockParam
+from .messages_tool_use_block_param_input import MessagesToolUseBlockParamInput
+from .messages_tool_use_block_param_type import MessagesToolUseBlockParamType
+from .messages_tool_use_block_type import MessagesToolUseBlockType
+from .messages_unsupported_block_param import MessagesUnsupportedBlockParam
+from .messages_unsupported_block_param_type import MessagesUnsupportedBlockParamType
+from .messages_usage import MessagesUsage
 from .model import Model
 from .model_list import ModelList
 from .model_list_object import ModelListObject
@@ -261,6 +330,75 @@ __all__ = (
     "JsonSchemaFormat",
     "JsonSchemaFormatSchema",
     "ListFilesOrder",
+    "MessagesCacheControlType0",
+    "MessagesCacheControlType0Ttl",
+    "MessagesCacheControlType0Type",
+    "MessagesContentBlockDeltaEvent",
+    "MessagesContentBlockDeltaEventType",
+    "MessagesContentBlockStartEvent",
+    "MessagesContentBlockStartEventType",
+    "MessagesContentBlockStopEvent",
+    "MessagesContentBlockStopEventType",
+    "MessagesCountTokensRequest",
+    "MessagesCountTokensResponse",
+    "MessagesErrorResponse",
+    "MessagesErrorResponseError",
+    "MessagesErrorResponseType",
+    "MessagesInputJsonDelta",
+    "MessagesInputJsonDeltaType",
+    "MessagesMessage",
+    "MessagesMessageDeltaEvent",
+    "MessagesMessageDeltaEventDelta",
+    "MessagesMessageDeltaEventDeltaStopReason",
+    "MessagesMessageDeltaEventType",
+    "MessagesMessageParam",
+    "MessagesMessageParamRole",
+    "MessagesMessageRole",
+    "MessagesMessageStartEvent",
+    "MessagesMessageStartEventType",
+    "MessagesMessageStopEvent",
+    "MessagesMessageStopEventType",
+    "MessagesMessageStopReasonType1",
+    "MessagesMessageStopReasonType2Type1",
+    "MessagesMessageStopReasonType3Type1",
+    "MessagesMessageType",
+    "MessagesMetadata",
+    "MessagesPingEvent",
+    "MessagesPingEventType",
+    "MessagesRedactedThinkingBlockParam",
+    "MessagesRedactedThinkingBlockParamType",
+    "MessagesRequest",
+    "MessagesSSEEvent",
+    "MessagesTextBlock",
+    "MessagesTextBlockParam",
+    "MessagesTextBlockParamType",
+    "MessagesTextBlockType",
+    "MessagesTextDelta",
+    "MessagesTextDeltaType",
+    "MessagesThinkingBlock",
+    "MessagesThinkingBlockParam",
+    "MessagesThinkingBlockParamType",
+    "MessagesThinkingBlockType",
+    "MessagesThinkingConfig",
+    "MessagesThinkingConfigDisplay",
+    "MessagesThinkingConfigType",
+    "MessagesThinkingDelta",
+    "MessagesThinkingDeltaType",
+    "MessagesTool",
+    "MessagesToolChoice",
+    "MessagesToolChoiceType",
+    "MessagesToolInputSchema",
+    "MessagesToolResultBlockParam",
+    "MessagesToolResultBlockParamType",
+    "MessagesToolUseBlock",
+    "MessagesToolUseBlockInput",
+    "MessagesToolUseBlockParam",
+    "MessagesToolUseBlockParamInput",
+    "MessagesToolUseBlockParamType",
+    "MessagesToolUseBlockType",
+    "MessagesUnsupportedBlockParam",
+    "MessagesUnsupportedBlockParamType",
+    "MessagesUsage",
     "Model",
     "ModelList",
     "ModelListObject",

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.messages_content_block_stop_event_type import MessagesContentBlockStopEventType
+
+T = TypeVar("T", bound="MessagesContentBlockStopEvent")
+
+
+@_attrs_define
+class MessagesContentBlockStopEvent:
+    """
+    Attributes:
+        type_ (MessagesContentBlockStopEventType):
+        index (int):
+    """
+
+    type_: MessagesContentBlockStopEventType
+    index: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        type_ = self.type_.value
+
+        index = self.index
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "type": type_,
+                "index": index,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        type_ = MessagesContentBlockStopEventType(d.pop("type"))
+
+        index = d.pop("index")
+
+        messages_content_block_stop_event = cls(
+            type_=type_,
+            index=index,
+        )
+
+        messages_content_block_stop_event.additional_properties = d
+        return messages_content_block_stop_event
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.messages_message_param import MessagesMessageParam
+    from ..models.messages_text_block_param import MessagesTextBlockParam
+    from ..models.messages_thinking_config import MessagesThinkingConfig
+    from ..models.messages_tool import MessagesTool
+    from ..models.messages_tool_choice import MessagesToolChoice
+
+
+T = TypeVar("T", bound="MessagesCountTokensRequest")
+
+
+@_attrs_define
+class MessagesCountTokensRequest:
+    """The prompt-shaping fields of a Messages request.
+
+    Attributes:
+        model (str):
+        messages (list[MessagesMessageParam]):
+        system (list[MessagesTextBlockParam] | str | Unset): System prompt, a string or text blocks (joined).
+        tools (list[MessagesTool] | Unset):
+        tool_choice (MessagesToolChoice | Unset): `auto` (the model decides), `any` (some tool must be called), `tool`
+            (the tool `name`
+            must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
+            most one call.
+        thinking (MessagesThinkingConfig | Unset): `enabled`, `adaptive` and `between_tools` turn the model's reasoning
+            on (the chat
+            template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
+            enforced. `disabled` turns it off.
+    """
+
+    model: str
+    messages: list[MessagesMessageParam]
+    system: list[MessagesTextBlockParam] | str | Unset = UNSET
+    tools: list[MessagesTool] | Unset = UNSET
+    tool_choice: MessagesToolChoice | Unset = UNSET
+    thinking: MessagesThinkingConfig | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        model = self.model
+
+        messages = []
+        for messages_item_data in self.messages:
+            messages_item = messages_item_data.to_dict()
+            messages.append(messages_item)
+
+        system: list[dict[str, Any]] | str | Unset
+        if isinstance(self.system, Unset):
+            system = UNSET
+        elif isinstance(self.system, list):
+            system = []
+            for componentsschemas_messages_system_type_1_item_data in self.system:
+                componentsschemas_messages_system_type_1_item = (
+                    componentsschemas_messages_system_type_1_item_data.to_dict()
+                )
+                system.append(componentsschemas_messages_system_type_1_item)
+
+        else:
+            system = self.system
+
+        tools: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.tools, Unset):
+            tools = []
+            for tools_item_data in self.tools:
+                tools_item = tools_item_data.to_dict()
+                tools.append(tools_item)
+
+        tool_choice: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.tool_choice, Unset):
+            tool_choice = self.tool_choice.to_dict()
+
+        thinking: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.thinking, Unset):
+            thinking = self.thinking.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "model": model,
+                "messages": messages,
+            }
+        )
+        if system is not UNSET:
+            field_dict["system"] = system
+        if tools is not UNSET:
+            field_dict["tools"] = tools
+        if tool_choice is not UNSET:
+            field_dict["tool_choice"] = tool_choice
+        if thinking is not UNSET:
+            field_dict["thinking"] = thinking
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.messages_message_param import MessagesMessageParam  # noqa: PLC0415
+        from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
+        from ..models.messages_thinking_config import MessagesThinkingConfig  # noqa: PLC0415
+        from ..models.messages_tool import MessagesTool  # noqa: PLC0415
+        from ..models.messages_tool_choice import MessagesToolChoice  # noqa: PLC0415
+
+        d = dict(src_dict)
+        model = d.pop("model")
+
+        messages = []
+        _messages = d.pop("messages")
+        for messages_item_data in _messages:
+            messages_item = MessagesMessageParam.from_dict(messages_item_data)
+
+            messages.append(messages_item)
+
+        def _parse_system(data: object) -> list[MessagesTextBlockParam] | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                componentsschemas_messages_system_type_1 = []
+                _componentsschemas_messages_system_type_1 = data
+                for componentsschemas_messages_system_type_1_item_data in _componentsschemas_messages_system_type_1:
+                    componentsschemas_messages_system_type_1_item = MessagesTextBlockParam.from_dict(
+                        componentsschemas_messages_system_type_1_item_data
+                    )
+
+                    componentsschemas_messages_system_type_1.append(componentsschemas_messages_system_type_1_item)
+
+                return componentsschemas_messages_system_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[MessagesTextBlockParam] | str | Unset, data)
+
+        system = _parse_system(d.pop("system", UNSET))
+
+        _tools = d.pop("tools", UNSET)
+        tools: list[MessagesTool] | Unset = UNSET
+        if _tools is not UNSET:
+            tools = []
+            for tools_item_data in _tools:
+                tools_item = MessagesTool.from_dict(tools_item_data)
+
+                tools.append(tools_item)
+
+        _tool_choice = d.pop("tool_choice", UNSET)
+        tool_choice: MessagesToolChoice | Unset
+        if isinstance(_tool_choice, Unset):
+            tool_choice = UNSET
+        else:
+            tool_choice = MessagesToolChoice.from_dict(_tool_choice)
+
+        _thinking = d.pop("thinking", UNSET)
+        thinking: MessagesThinkingConfig | Unset
+        if isinstance(_thinking, Unset):
+            thinking = UNSET
+        else:
+            thinking = MessagesThinkingConfig.from_dict(_thinking)
+
+        messages_count_tokens_request = cls(
+            model=model,
+            messages=messages,
+            system=system,
+            tools=tools,
+            tool_choice=tool_choice,
+            thinking=thinking,
+        )
+
+        messages_count_tokens_request.additional_properties = d
+        return messages_count_tokens_request
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class MessagesMessageStartEventType(StrEnum):
+    MESSAGE_START = "message_start"
+
+    def __str__(self) -> str:
+        return str(self.value)

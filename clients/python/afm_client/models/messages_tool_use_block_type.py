@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class MessagesToolUseBlockType(StrEnum):
+    TOOL_USE = "tool_use"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,43 @@
+"""Anthropic Messages operations: createMessage (JSON or named-event SSE) and
+countMessageTokens.
+
+createMessage -> serving.messages.to_spec -> serving.prepare.prepare -> engine ChatEngine
+-> serving.messages.complete / serving.messages_stream.stream. Errors on these routes use
+Anthropic's envelope (afm.errors.error_reply, chosen by route).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from afm.state import get_state
+from generated.models import (
+    MessagesCountTokensRequest,
+    MessagesCountTokensResponse,
+    MessagesMessage,
+    MessagesRequest,
+)
+from handlers.replies import json_response, named_sse_response, request_id, until_disconnect
+from serving import messages, messages_stream
+from serving.prepare import prepare
+from serving.sampling import check_streaming
+
+
+async def create_message(body: dict[str, Any]) -> Response:
+    state = get_state()
+    req = MessagesRequest.model_validate(body)
+    check_streaming(state.settings, bool(req.stream))
+    prepared = await prepare(state, messages.to_spec(req), request_id())
+    if req.stream:
+        events = await messages_stream.stream(state, prepared)
+        return named_sse_response(events, headers=prepared.headers)
+    result = await until_disconnect(messages.complete(state, prepared))
+    return json_response(MessagesMessage.model_validate(result), headers=prepared.headers)
+
+
+async def count_message_tokens(body: dict[str, Any]) -> Response:
+    result = await messages.count_tokens(get_state(),
+                                         MessagesCountTokensRequest.model_validate(body))
+    return json_response(MessagesCountTokensResponse.model_validate(result))

@@ -1,0 +1,265 @@
+"""Anthropic Messages: MessagesRequest -> ChatSpec (translator), and engine output -> the
+`message` object (shaper; the named stream events are in :mod:`serving.messages_stream`).
+
+Blocks map onto the template messages chat uses: `text` blocks join into content, `tool_use`
+blocks become an assistant's tool calls, `tool_result` blocks become `tool` messages (before the
+turn's text), `thinking` blocks become `reasoning_content`. `thinking` enabled/disabled sets the
+template's `enable_thinking`; `tool_choice` any/tool become chat's `required`/named choices, so
+the grammar engine enforces them as it does for chat.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from afm.errors import InvalidRequest
+from engine.output import FinalOutput
+from engine.types import GenerationEvent, GenerationStats
+from generated.models import MessagesCountTokensRequest, MessagesRequest
+from serving import ids
+from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
+from serving.run import generate_all
+from serving.sampling import SamplingFields
+from serving.values import plain
+
+if TYPE_CHECKING:
+    from afm.state import AppState
+    from engine.chat_engine import ChatEngine
+
+BLOCK_SEPARATOR = "\n\n"
+"""Between the text blocks of one turn (and of the system prompt) in the rendered prompt."""
+
+
+# ---------------------------------------------------------------- translator
+def _root(value: Any) -> Any:
+    """A generated RootModel's value (other values unchanged)."""
+    return getattr(value, "root", value)
+
+
+def _unsupported(kind: str, where: str) -> InvalidRequest:
+    return InvalidRequest(f"{where} has type '{kind}', a block this server cannot take (the "
+                          "loaded model reads text only and there are no server tools); remove "
+                          "it", param=where)
+
+
+def _texts(blocks: list[Any], where: str) -> str:
+    """Text blocks joined; any other block type is a 400 naming it."""
+    out = []
+    for j, block in enumerate(blocks):
+        block = _root(block)
+        if plain(block.type) != "text":
+            raise _unsupported(plain(block.type), f"{where}[{j}]")
+        out.append(block.text)
+    return BLOCK_SEPARATOR.join(out)
+
+
+def system_prompt(system: Any) -> str | None:
+    """The system prompt, a string or text blocks (cache_control ignored)."""
+    system = _root(system)
+    if system is None or isinstance(system, str):
+        return system
+    return _texts(system, "system")
+
+
+def _tool_result(block: Any, where: str) -> dict[str, Any]:
+    content = _root(block.content)
+    text = content if isinstance(content, str | None) else _texts(content, f"{where}.content")
+    text = text or ""
+    if block.is_error:
+        text = f"Error: {text}"
+    return {"role": "tool", "tool_call_id": block.tool_use_id, "content": text}
+
+
+def _turn(i: int, role: str, blocks: list[Any]) -> list[dict[str, Any]]:
+    """One Anthropic turn of blocks as template messages."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    thinking: list[str] = []
+    for j, block in enumerate(blocks):
+        block, where = _root(block), f"messages[{i}].content[{j}]"
+        kind = plain(block.type)
+        allowed = {"user": ("text", "tool_result"),
+                   "assistant": ("text", "tool_use", "thinking", "redacted_thinking")}[role]
+        if kind not in allowed and kind in ("text", "tool_use", "tool_result", "thinking",
+                                            "redacted_thinking"):
+            raise InvalidRequest(f"{where}: a '{kind}' block cannot be in a {role} turn",
+                                 param=where)
+        if kind == "text":
+            texts.append(block.text)
+        elif kind == "tool_use":
+            calls.append({"id": block.id, "type": "function",
+                          "function": {"name": block.name,
+                                       "arguments": json.dumps(plain(block.input))}})
+        elif kind == "tool_result":
+            results.append(_tool_result(block, where))
+        elif kind == "thinking":
+            thinking.append(block.thinking)
+        elif kind != "redacted_thinking":
+            raise _unsupported(kind, where)
+    text = BLOCK_SEPARATOR.join(texts)
+    if role == "user":
+        return [*results, {"role": "user", "content": text}] if texts or not results \
+            else results
+    item: dict[str, Any] = {"role": "assistant", "content": text if texts or not calls else None}
+    if calls:
+        item["tool_calls"] = calls
+    if thinking:
+        item["reasoning_content"] = BLOCK_SEPARATOR.join(thinking)
+    return [item]
+
+
+def template_messages(system: Any, messages: list[Any]) -> list[dict[str, Any]]:
+    """The system prompt and the turns, in the shape chat templates take."""
+    out: list[dict[str, Any]] = []
+    prompt = system_prompt(system)
+    if prompt:
+        out.append({"role": "system", "content": prompt})
+    for i, message in enumerate(messages):
+        role, content = plain(message.role), _root(message.content)
+        if isinstance(content, str):
+            out.append({"role": role, "content": content})
+        else:
+            out.extend(_turn(i, role, content))
+    return out
+
+
+def function_tools(tools: list[Any] | None) -> list[dict[str, Any]] | None:
+    """Client tools as OpenAI function tools; server tools are a 400 naming their type."""
+    out = []
+    for k, tool in enumerate(tools or []):
+        kind = plain(tool.type)
+        if kind not in (None, "custom"):
+            raise InvalidRequest(f"tools[{k}] is a '{kind}' server tool, which this server does "
+                                 "not run; send client tools (name, input_schema)",
+                                 param=f"tools[{k}].type")
+        if tool.input_schema is None:
+            raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
+                                 param=f"tools[{k}].input_schema")
+        function = {"name": tool.name, "parameters": plain(tool.input_schema)}
+        if tool.description is not None:
+            function["description"] = tool.description
+        out.append({"type": "function", "function": function})
+    return out or None
+
+
+def tool_choice(choice: Any) -> tuple[str | dict[str, Any] | None, bool]:
+    """Anthropic's tool_choice as chat's, and whether parallel calls are allowed."""
+    if choice is None:
+        return None, True
+    kind = plain(choice.type)
+    parallel = choice.disable_parallel_tool_use is not True
+    if kind == "tool":
+        if not choice.name:
+            raise InvalidRequest("tool_choice of type 'tool' needs 'name'",
+                                 param="tool_choice.name")
+        return {"type": "function", "function": {"name": choice.name}}, parallel
+    return {"auto": "auto", "any": "required", "none": "none"}[kind], parallel
+
+
+def thinking_kwargs(thinking: Any) -> dict[str, Any] | None:
+    """`thinking` as chat-template kwargs (None: the server's default applies)."""
+    if thinking is None:
+        return None
+    return {"enable_thinking": plain(thinking.type) != "disabled"}
+
+
+def _shape(req: MessagesRequest | MessagesCountTokensRequest) -> ChatSpec:
+    choice, parallel = tool_choice(req.tool_choice)
+    return ChatSpec(messages=template_messages(req.system, req.messages),
+                    tools=function_tools(req.tools), tool_choice=choice,
+                    parallel_tool_calls=parallel, template_kwargs=thinking_kwargs(req.thinking))
+
+
+def to_spec(req: MessagesRequest) -> ChatSpec:
+    """The translator: a Messages request in engine terms."""
+    spec = _shape(req)
+    spec.sampling = SamplingFields(temperature=req.temperature, top_p=req.top_p,
+                                   top_k=req.top_k, seed=req.seed, max_tokens=req.max_tokens,
+                                   stop=tuple(req.stop_sequences or ()))
+    return spec
+
+
+async def count_tokens(state: AppState, req: MessagesCountTokensRequest) -> dict[str, Any]:
+    """The prompt length of the same request sent to createMessage (rendered identically)."""
+    from serving.tokens import tokenizer_engine
+
+    tokenizer_engine(state)
+    spec = _shape(req)
+    kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
+    _, tokens = await render_tokens(state, spec.messages, spec.active_tools, kwargs)
+    return {"input_tokens": len(tokens)}
+
+
+# ---------------------------------------------------------------- shapers
+def usage(stats: GenerationStats) -> dict[str, Any]:
+    """Anthropic usage: prompt tokens computed now vs read from the prefix cache."""
+    return {"input_tokens": stats.prompt_tokens - stats.cached_tokens,
+            "output_tokens": stats.completion_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": stats.cached_tokens}
+
+
+def tool_use_id(call_id: str) -> str:
+    return "toolu_" + call_id.removeprefix("call_")
+
+
+def matched_stop(stops: tuple[str, ...], text: str, piece: str) -> str | None:
+    """Which stop string ended a generation whose shown text is ``text`` and whose last token
+    decodes to ``piece`` (the stop ends inside that token; the text never includes it)."""
+    if not stops or not piece or text.endswith(piece):
+        return None
+    best, best_n = None, 0
+    for stop in stops:
+        joined = text + stop
+        n = next((n for n in range(len(piece), 0, -1) if joined.endswith(piece[:n])), 0)
+        if n > best_n:
+            best, best_n = stop, n
+    return best
+
+
+def stop_reason(engine: ChatEngine, p: Prepared, text: str, final: GenerationEvent,
+                has_calls: bool) -> tuple[str, str | None]:
+    """(stop_reason, stop_sequence) for the engine's finish."""
+    reason = final.finish_reason or "stop"
+    if reason == "length":
+        return "max_tokens", None
+    if has_calls:
+        return "tool_use", None
+    last = final.token_ids[-1] if final.token_ids else None
+    if reason == "stop" and last is not None and last not in engine.eos_token_ids:
+        stop = matched_stop(p.request.params.stop, text, engine.decode([last]))
+        if stop is not None:
+            return "stop_sequence", stop
+    return "end_turn", None
+
+
+def message(state: AppState, content: list[dict[str, Any]], reason: str | None,
+             stop: str | None, use: dict[str, Any]) -> dict[str, Any]:
+    return {"id": ids.new_id("msg_"), "type": "message", "role": "assistant",
+            "content": content, "model": state.model_id, "stop_reason": reason,
+            "stop_sequence": stop, "usage": use}
+
+
+def content_blocks(final: FinalOutput) -> list[dict[str, Any]]:
+    """thinking, text and tool_use blocks, in that order."""
+    blocks: list[dict[str, Any]] = []
+    if final.reasoning_content:
+        blocks.append({"type": "thinking", "thinking": final.reasoning_content, "signature": ""})
+    if final.content:
+        blocks.append({"type": "text", "text": final.content})
+    blocks += [{"type": "tool_use", "id": tool_use_id(c.id), "name": c.name,
+                "input": json.loads(c.arguments_json)} for c in final.tool_calls]
+    return blocks
+
+
+async def complete(state: AppState, p: Prepared) -> dict[str, Any]:
+    """Run a Messages request to the end and shape the `message` object."""
+    engine = state.require_engine()
+    done = await generate_all(engine, p.request, state.settings.queue_timeout)
+    parser = p.output_parser()
+    parser.feed(done.text)
+    final = parser.finish()
+    reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
+    return message(state, content_blocks(final), reason, stop, usage(done.stats))
