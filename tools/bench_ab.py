@@ -7,7 +7,9 @@ concurrency level, and the table gives the median aggregate tok/s and the ratio 
     .venv/bin/python tools/bench_ab.py --a /tmp/base --b . --rounds 3
 
 Each checkout's code is imported from its own folder (PYTHONPATH and cwd), with this
-venv's packages. The model is the bench preset the project builds.
+venv's packages. The model is the bench preset the project builds. Besides tok/s, the table
+gives each server process's CPU time per generated token (user + system, all threads, from
+/proc), which other load on a shared machine disturbs much less than wall-clock rates.
 """
 
 from __future__ import annotations
@@ -53,6 +55,12 @@ class CheckoutServer(Server):
                 os.environ["PYTHONPATH"] = old
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bodies(model_id: str | None, c: int, tokens: int, round_: int) -> list[dict]:
     return [{"model": model_id, "max_tokens": tokens, "temperature": 0.0, "ignore_eos": True,
              "messages": [{"role": "user", "content": f"Round {round_} request {c}-{i}: tell a "
@@ -75,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     servers = {"A": CheckoutServer(args.a.resolve(), "A", model, log_dir),
                "B": CheckoutServer(args.b.resolve(), "B", model, log_dir)}
     results: dict[tuple[str, int], list[float]] = {}
+    cpu: dict[tuple[str, int], list[float]] = {}
     try:
         for server in servers.values():
             server.start()
@@ -84,11 +93,15 @@ def main(argv: list[str] | None = None) -> int:
             for c in args.concurrency:
                 for key in ("A", "B") if r % 2 == 0 else ("B", "A"):
                     s = servers[key]
+                    assert s.proc is not None
+                    before = cpu_seconds(s.proc.pid)
                     stats = asyncio.run(run_wave(f"{s.base}/v1/chat/completions",
                                                  bodies(s.model_id, c, args.tokens, r), c))
                     if stats.failed:
                         raise RuntimeError(f"{key} c={c}: {stats.errors}")
                     results.setdefault((key, c), []).append(stats.tok_s)
+                    cpu.setdefault((key, c), []).append(
+                        (cpu_seconds(s.proc.pid) - before) / max(stats.tokens, 1) * 1000)
                     print(f"round {r + 1} {key} c={c}: {stats.tok_s:.1f} tok/s",
                           file=sys.stderr)
     finally:
@@ -96,10 +109,12 @@ def main(argv: list[str] | None = None) -> int:
             server.stop()
     print(f"A = {args.a}, B = {args.b}; median of {args.rounds} interleaved rounds, "
           f"{args.tokens} tokens per request, aggregate tok/s\n")
-    print("| clients | A tok/s | B tok/s | B/A |\n|---|---|---|---|")
+    print("| clients | A tok/s | B tok/s | B/A | A CPU ms/token | B CPU ms/token | B/A |\n"
+          "|---|---|---|---|---|---|---|")
     for c in args.concurrency:
         a, b = (statistics.median(results[(k, c)]) for k in ("A", "B"))
-        print(f"| {c} | {a:.1f} | {b:.1f} | {b / a:.3f} |")
+        ca, cb = (statistics.median(cpu[(k, c)]) for k in ("A", "B"))
+        print(f"| {c} | {a:.1f} | {b:.1f} | {b / a:.3f} | {ca:.2f} | {cb:.2f} | {cb / ca:.3f} |")
     return 0
 
 
