@@ -157,6 +157,7 @@ CAPABILITIES: dict[str, Any] = {
         "cancellation",
         "durable files and batches",
         "prometheus metrics",
+        "browser chat page at / (--no-webui turns it off)",
     ],
 }
 

@@ -31,7 +31,8 @@ CHROMIUM = os.environ.get("AFM_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "artifacts"
-PAYLOAD = "<img src=x onerror=alert(1)><script>alert(2)</script> **bold** [link](javascript:alert(3))"
+PAYLOAD = ("<img src=x onerror=alert(1)><script>alert(2)</script> **bold** "
+           "[link](javascript:alert(3))")
 WEATHER = {
     "type": "object",
     "properties": {"city": {"type": "string", "maxLength": 8},
@@ -410,8 +411,9 @@ def test_phone_width_and_keyboard(browser: Any, server: LiveServer) -> None:
     assert page.locator("#messages li.user .content").inner_text() == "line one\nline two"
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     # every control has an accessible name
-    unnamed = page.evaluate("""() => [...document.querySelectorAll('input, select, textarea, button')]
-        .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+    unnamed = page.evaluate("""() => [
+        ...document.querySelectorAll('input, select, textarea, button')].filter(
+        e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
                      && !e.textContent.trim()).map(e => e.id || e.outerHTML)""")
     assert unnamed == []
     ui.close()
