@@ -120,9 +120,9 @@ class Page:
         return usage
 
     def close(self) -> None:
+        self.context.close()  # first: a failed test must not leave a generation streaming
         assert self.outside == [], "the page reached outside the server"
         assert self.errors == []
-        self.context.close()
 
 
 @pytest.fixture
@@ -248,8 +248,9 @@ def test_stop_cancels_and_frees_the_slot(ui: Page, how: str) -> None:
     page = ui.open()
     ui.settings(thinking=False, max_tokens="3000", extra='{"ignore_eos": true}')
     ui.send("Go on forever.")
+    # (a function, not an expression string: the page's CSP forbids eval, even Playwright's)
     page.wait_for_function(
-        f"document.querySelector('{LAST}.streaming .content')?.textContent.length > 0")
+        f"() => document.querySelector('{LAST}.streaming .content')?.textContent.length > 0")
     assert running(ui.server) >= 1
     if how == "button":
         page.click("#stop")
