@@ -453,3 +453,31 @@ def test_a_wheel_carries_the_page(tmp_path: Path) -> None:
     assert out[0].startswith(str(site))
     assert "'/webui/app.js'" in out[1] and "'/'" in out[1]
     assert int(out[1].split()[0]) == (ROOT / "afm/static/webui/index.html").stat().st_size
+
+
+def test_reasoning_is_shown_apart_and_collapsible(browser: Any, live_server: Callable[..., Any],
+                                                  tmp_path_factory: pytest.TempPathFactory
+                                                  ) -> None:
+    """On `tiny-think` (test_compat_reasoning's model: it opens <think> and closes it soon),
+    the reasoning arrives as reasoning_content and the answer, shaped by a schema, after it."""
+    from tests.test_compat_reasoning import build_think_model
+
+    model = build_think_model(tmp_path_factory.mktemp("models") / "tiny-think")
+    ui = Page(browser, live_server(model=model))
+    page = ui.open()
+    schema = {"type": "object", "properties": {"level": {"enum": ["low", "high"]}},
+              "required": ["level"], "additionalProperties": False}
+    ui.settings(thinking=True, max_tokens="200", seed="1", temperature="1",
+                format="json_schema", schema=json.dumps(schema))
+    ui.send("Is it raining?")
+    ui.wait_done()
+    details = page.locator(f"{LAST} details.reasoning")
+    assert details.count() == 1
+    assert page.locator(f"{LAST} .reasoning-text").text_content().strip()
+    assert json.loads(page.locator(f"{LAST} .parsed-json").inner_text())["level"] in (
+        "low", "high")
+    was_open = details.evaluate("d => d.open")
+    details.locator("summary").click()
+    assert details.evaluate("d => d.open") is not was_open
+    assert ui.bodies[-1].get("chat_template_kwargs") is None  # thinking on: the default
+    ui.close()
