@@ -481,3 +481,52 @@ def test_reasoning_is_shown_apart_and_collapsible(browser: Any, live_server: Cal
     assert details.evaluate("d => d.open") is not was_open
     assert ui.bodies[-1].get("chat_template_kwargs") is None  # thinking on: the default
     ui.close()
+
+
+MARKDOWN = """# Title
+Some *em*, **strong**, `code`, ~~gone~~ and [a link](https://example.org/x).
+
+- one
+- two with <b>tags</b>
+  - nested
+
+1. first
+2. second
+
+> quoted <script>alert(4)</script>
+
+```python
+print("<img src=x onerror=alert(5)>")
+```
+
+| a | b |
+|---|---|
+| <i>1</i> | [bad](javascript:alert(6)) |
+"""
+
+
+def test_markdown_renderer_builds_only_safe_nodes(ui: Page) -> None:
+    """markdown.js on its own, in the page: the structure it builds, and that every piece of
+    HTML in the source stays text."""
+    page = ui.open()
+    tags = page.evaluate("""async (text) => {
+        const { renderMarkdown } = await import('/webui/markdown.js');
+        const root = renderMarkdown(text);
+        document.querySelector('#messages').appendChild(root);
+        return [...root.querySelectorAll('*')].map(e => e.tagName.toLowerCase());
+    }""", MARKDOWN)
+    assert set(tags) <= {"h3", "p", "em", "strong", "code", "del", "a", "ul", "ol", "li", "pre",
+                         "blockquote", "div", "table", "thead", "tbody", "tr", "th", "td"}
+    for tag in ("h3", "em", "strong", "del", "ul", "ol", "blockquote", "pre", "table"):
+        assert tag in tags, tag
+    assert tags.count("li") == 5
+    links = page.locator(".md a")
+    assert links.count() == 1 and links.get_attribute("href") == "https://example.org/x"
+    assert links.get_attribute("rel") == "noopener noreferrer"
+    text = page.locator(".md").inner_text()
+    for raw in ("<b>tags</b>", "<script>alert(4)</script>", '<img src=x onerror=alert(5)>',
+                "<i>1</i>", "[bad](javascript:alert(6))"):
+        assert raw in text, raw
+    assert page.locator(".md pre code").get_attribute("data-lang") == "python"
+    page.wait_for_timeout(200)
+    assert ui.dialogs == []

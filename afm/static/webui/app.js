@@ -155,10 +155,11 @@ function apiMessages(conv) {
     if (m.role === "user") out.push({ role: "user", content: m.content });
     else if (m.role === "tool") out.push({ role: "tool", tool_call_id: m.tool_call_id, content: m.content });
     else if (m.role === "assistant") {
-      if (!m.content && !(m.tool_calls || []).length) continue;
+      const calls = (m.tool_calls || []).filter(Boolean);
+      if (!m.content && !calls.length) continue;
       const msg = { role: "assistant", content: m.content || null };
-      if ((m.tool_calls || []).length) {
-        msg.tool_calls = m.tool_calls.map((c) => ({
+      if (calls.length) {
+        msg.tool_calls = calls.map((c) => ({
           id: c.id, type: "function", function: { name: c.name, arguments: c.arguments },
         }));
       }
