@@ -193,4 +193,11 @@ def create_app(settings: Settings, *, load_backends: bool = True) -> Any:
     for status in (404, 405, 415):
         app.add_error_handler(status, http_error_handler)
     app.add_error_handler(Exception, unexpected_error_handler)
-    return CorrelationMiddleware(CorsMiddleware(BodyLimitMiddleware(app, settings)))
+    inner: Any = BodyLimitMiddleware(app, settings)
+    if settings.webui:
+        # the chat page at `/` is HTML, not API: it stays out of the contract and is served
+        # in front of Connexion, inside the correlation and CORS layers (see afm.webui)
+        from afm.webui import WebUiMiddleware
+
+        inner = WebUiMiddleware(inner)
+    return CorrelationMiddleware(CorsMiddleware(inner))

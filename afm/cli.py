@@ -116,6 +116,8 @@ FLAGS: tuple[Flag, ...] = (
          S.data_dir),
     Flag(("--batch-concurrency",), "batch_concurrency", "Batch lines run at once.", "surfaces",
          int, S.batch_concurrency),
+    Flag(("--no-webui",), "no_webui", "Do not serve the browser chat page at /.", "surfaces",
+         action="store_true", default=False),
     Flag(("--max-body-bytes",), "max_body_bytes", "Body limit for most routes.", "limits", int,
          S.max_body_bytes),
     Flag(("--max-embeddings-body-bytes",), "max_embeddings_body_bytes",
@@ -155,6 +157,7 @@ CAPABILITIES: dict[str, Any] = {
         "cancellation",
         "durable files and batches",
         "prometheus metrics",
+        "browser chat page at / (--no-webui turns it off)",
     ],
 }
 
@@ -272,6 +275,7 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         embedding_models=list(ns.embedding_models or []),
         data_dir=ns.data_dir,
         batch_concurrency=ns.batch_concurrency,
+        webui=not ns.no_webui,
         max_body_bytes=ns.max_body_bytes,
         max_embeddings_body_bytes=ns.max_embeddings_body_bytes,
         max_tokenize_body_bytes=ns.max_tokenize_body_bytes,

@@ -55,6 +55,7 @@ class Settings:
     embedding_models: list[str] = field(default_factory=list)
     data_dir: Path = field(default_factory=default_data_dir)
     batch_concurrency: int = 4
+    webui: bool = True  # the browser chat page at `/`
     # body limits per route family, bytes
     max_body_bytes: int = 100 * MB
     max_embeddings_body_bytes: int = 1 * MB
