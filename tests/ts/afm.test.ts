@@ -186,7 +186,7 @@ test('file upload, batch create and retrieve until completed', TIMEOUT, async ()
     batch = await unwrap(retrieveBatch({ client: afm, path: { batch_id: batch.id } }));
   }
   assert.equal(batch.status, 'completed', JSON.stringify(batch.errors));
-  assert.equal(batch.request_counts.completed, 2);
+  assert.equal(batch.request_counts?.completed, 2);
   assert.ok(batch.output_file_id);
   const output = await unwrap(downloadFile({ client: afm, path: { file_id: batch.output_file_id } }));
   const results = (await output.text()).trim().split('\n').map(

@@ -9,11 +9,8 @@
  * body. A new surface is one more function of the same shape.
  */
 
-import {
-  createBatchCompletions,
-  createChatCompletion,
-  createCompletion,
-} from './generated/index.js';
+import { client } from './generated/client.gen.js';
+import { createChatCompletion, createCompletion } from './generated/index.js';
 import type {
   BatchCompletionError,
   ChatCompletionChunk,
@@ -163,7 +160,7 @@ export async function* decodeEvents<TEvent>(
 }
 
 /** Options of a streaming operation: the generated ones, less those the helper sets. */
-export type StreamOptions<TData extends { url: string }> = Omit<
+export type StreamCallOptions<TData extends { url: string }> = Omit<
   Options<TData, false>,
   'parseAs' | 'responseStyle' | 'throwOnError'
 >;
@@ -172,7 +169,7 @@ const STREAMED = { parseAs: 'stream', responseStyle: 'fields', throwOnError: fal
 
 /** `POST /v1/chat/completions` with `stream: true`: its `chat.completion.chunk` events. */
 export function streamChatCompletion(
-  options: StreamOptions<CreateChatCompletionData>,
+  options: StreamCallOptions<CreateChatCompletionData>,
 ): AsyncGenerator<ChatCompletionChunk> {
   return decodeEvents(createChatCompletion({
     ...options, ...STREAMED, body: { ...options.body, stream: true },
@@ -181,7 +178,7 @@ export function streamChatCompletion(
 
 /** `POST /v1/completions` with `stream: true`: its `text_completion` events. */
 export function streamCompletion(
-  options: StreamOptions<CreateCompletionData>,
+  options: StreamCallOptions<CreateCompletionData>,
 ): AsyncGenerator<CompletionChunk> {
   return decodeEvents(createCompletion({
     ...options, ...STREAMED, body: { ...options.body, stream: true },
@@ -191,9 +188,16 @@ export function streamCompletion(
 /**
  * `POST /v1/batch/completions` (always streamed): the requests' chunks, each carrying its
  * `custom_id`, and a `batch.error` event for each request that failed.
+ *
+ * The generated `createBatchCompletions` goes through the generator's own SSE client, which
+ * retries a failed POST (running the batch again) and drops the error envelope, so this calls
+ * the generated fetch client directly; the URL is typed by the generated request type.
  */
 export function streamBatchCompletions(
-  options: StreamOptions<CreateBatchCompletionsData>,
+  options: StreamCallOptions<CreateBatchCompletionsData>,
 ): AsyncGenerator<ChatCompletionChunk | BatchCompletionError> {
-  return decodeEvents(createBatchCompletions({ ...options, ...STREAMED }));
+  const url: CreateBatchCompletionsData['url'] = '/v1/batch/completions';
+  return decodeEvents((options.client ?? client).post({
+    ...options, ...STREAMED, url, headers: { 'Content-Type': 'application/json', ...options.headers },
+  }));
 }
