@@ -1,4 +1,4 @@
-"""Generate the TypeScript client in ``clients/typescript/src/generated/`` from ``openapi/afm.yaml``.
+"""Generate the TypeScript client (``clients/typescript/src/generated/``) from the contract.
 
 The folder is rebuilt from scratch by @hey-api/openapi-ts (types, one SDK function per
 operationId, and its fetch client bundled in, so the client has no runtime dependencies); it is

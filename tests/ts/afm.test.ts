@@ -167,7 +167,9 @@ test('file upload, batch create and retrieve until completed', TIMEOUT, async ()
   }) + '\n');
   const content = lines.join('');
   const upload = new File([content], 'ts.jsonl', { type: 'application/jsonl' });
-  const stored = await unwrap(createFile({ client: afm, body: { file: upload, purpose: 'batch' } }));
+  const stored = await unwrap(createFile({
+    client: afm, body: { file: upload, purpose: 'batch' },
+  }));
   assert.equal(stored.filename, 'ts.jsonl');
   assert.equal(stored.bytes, Buffer.byteLength(content));
   const fetched = await unwrap(retrieveFile({ client: afm, path: { file_id: stored.id } }));
@@ -188,7 +190,9 @@ test('file upload, batch create and retrieve until completed', TIMEOUT, async ()
   assert.equal(batch.status, 'completed', JSON.stringify(batch.errors));
   assert.equal(batch.request_counts?.completed, 2);
   assert.ok(batch.output_file_id);
-  const output = await unwrap(downloadFile({ client: afm, path: { file_id: batch.output_file_id } }));
+  const output = await unwrap(downloadFile({
+    client: afm, path: { file_id: batch.output_file_id },
+  }));
   const results = (await output.text()).trim().split('\n').map(
     (line) => JSON.parse(line) as { custom_id: string });
   assert.deepEqual(results.map((r) => r.custom_id).sort(), ['r0', 'r1']);

@@ -198,6 +198,9 @@ export function streamBatchCompletions(
 ): AsyncGenerator<ChatCompletionChunk | BatchCompletionError> {
   const url: CreateBatchCompletionsData['url'] = '/v1/batch/completions';
   return decodeEvents((options.client ?? client).post({
-    ...options, ...STREAMED, url, headers: { 'Content-Type': 'application/json', ...options.headers },
+    ...options,
+    ...STREAMED,
+    url,
+    headers: { 'Content-Type': 'application/json', ...options.headers },
   }));
 }
