@@ -116,8 +116,8 @@ export async function* parseEvents(
     for (;;) {
       const { done, value } = await reader.read();
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      // Complete lines only; a trailing "\r" may be the first half of "\r\n".
-      const lines = buffer.split(/\r\n|\r(?!$)|\n/);
+      // Complete lines only: until the end, a trailing "\r" may be the first half of "\r\n".
+      const lines = buffer.split(done ? /\r\n|\r|\n/ : /\r\n|\r(?!$)|\n/);
       buffer = done ? '' : (lines.pop() ?? '');
       if (done) {
         lines.push('');
