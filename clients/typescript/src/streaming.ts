@@ -189,9 +189,11 @@ export function streamCompletion(
  * `POST /v1/batch/completions` (always streamed): the requests' chunks, each carrying its
  * `custom_id`, and a `batch.error` event for each request that failed.
  *
- * The generated `createBatchCompletions` goes through the generator's own SSE client, which
- * retries a failed POST (running the batch again) and drops the error envelope, so this calls
- * the generated fetch client directly; the URL is typed by the generated request type.
+ * The generated `createBatchCompletions` (the operation has no JSON response) goes through the
+ * generator's own SSE client, which by default retries a refused or dropped POST forever
+ * (running the batch again) and reports errors only to a callback, without the envelope; so
+ * this calls the generated fetch client directly, with the URL typed by the generated
+ * request type.
  */
 export function streamBatchCompletions(
   options: StreamCallOptions<CreateBatchCompletionsData>,
