@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
-import type { CancelBatchData, CancelBatchErrors, CancelBatchResponses, CancelChatCompletionData, CancelChatCompletionErrors, CancelChatCompletionResponses, CountTokensData, CountTokensErrors, CountTokensResponses, CreateBatchCompletionsData, CreateBatchCompletionsErrors, CreateBatchCompletionsResponse, CreateBatchCompletionsResponses, CreateBatchData, CreateBatchErrors, CreateBatchResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateCompletionData, CreateCompletionErrors, CreateCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateFileData, CreateFileErrors, CreateFileResponses, CreateOcrData, CreateOcrErrors, CreateOcrResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteFileData, DeleteFileErrors, DeleteFileResponses, DetokenizeData, DetokenizeErrors, DetokenizeResponses, DownloadFileData, DownloadFileErrors, DownloadFileResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, ListBatchesData, ListBatchesErrors, ListBatchesResponses, ListFilesData, ListFilesErrors, ListFilesResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListVoicesData, ListVoicesErrors, ListVoicesResponses, RetrieveBatchData, RetrieveBatchErrors, RetrieveBatchResponses, RetrieveFileData, RetrieveFileErrors, RetrieveFileResponses, RetrieveModelData, RetrieveModelErrors, RetrieveModelResponses, TokenizeData, TokenizeErrors, TokenizeResponses } from './types.gen.js';
+import type { CancelBatchData, CancelBatchErrors, CancelBatchResponses, CancelChatCompletionData, CancelChatCompletionErrors, CancelChatCompletionResponses, CountMessageTokensData, CountMessageTokensErrors, CountMessageTokensResponses, CountTokensData, CountTokensErrors, CountTokensResponses, CreateBatchCompletionsData, CreateBatchCompletionsErrors, CreateBatchCompletionsResponse, CreateBatchCompletionsResponses, CreateBatchData, CreateBatchErrors, CreateBatchResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateCompletionData, CreateCompletionErrors, CreateCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateFileData, CreateFileErrors, CreateFileResponses, CreateMessageData, CreateMessageErrors, CreateMessageResponses, CreateOcrData, CreateOcrErrors, CreateOcrResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteFileData, DeleteFileErrors, DeleteFileResponses, DetokenizeData, DetokenizeErrors, DetokenizeResponses, DownloadFileData, DownloadFileErrors, DownloadFileResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, ListBatchesData, ListBatchesErrors, ListBatchesResponses, ListFilesData, ListFilesErrors, ListFilesResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListVoicesData, ListVoicesErrors, ListVoicesResponses, RetrieveBatchData, RetrieveBatchErrors, RetrieveBatchResponses, RetrieveFileData, RetrieveFileErrors, RetrieveFileResponses, RetrieveModelData, RetrieveModelErrors, RetrieveModelResponses, TokenizeData, TokenizeErrors, TokenizeResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -163,6 +163,64 @@ export const detokenize = <ThrowOnError extends boolean = false>(options: Option
  */
 export const countTokens = <ThrowOnError extends boolean = false>(options: Options<CountTokensData, ThrowOnError>) => (options.client ?? client).post<CountTokensResponses, CountTokensErrors, ThrowOnError>({
     url: '/v1/count_tokens',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Create a message (Anthropic Messages API)
+ *
+ * Anthropic's Messages API over the same engine, grammar, tool and reasoning parsing as chat
+ * completions, for the `anthropic` SDKs and Claude Code (`ANTHROPIC_BASE_URL`). Returns a
+ * `message` object, or with `stream: true` a `text/event-stream` of named events
+ * (`event: <type>` then `data: <json>`): `message_start`, `ping`, then per content block
+ * `content_block_start`, `content_block_delta` (`thinking_delta`, `text_delta`,
+ * `input_json_delta`) and `content_block_stop`, then `message_delta` (stop reason and
+ * usage) and `message_stop`. There is no `[DONE]`. A failure after the stream began
+ * arrives as an `error` event, which ends the stream.
+ *
+ * Request: content blocks `text`, `tool_use`, `tool_result` (string or text-block content,
+ * `is_error`) and `thinking` / `redacted_thinking` sent back by clients; `image`,
+ * `document` and server-tool blocks, and server tools (a `type` other than `custom`), get
+ * 400 naming the type. `cache_control` is accepted and ignored (the prefix cache works on
+ * its own). `thinking: enabled` turns the model's reasoning on (`budget_tokens` is not
+ * enforced), `disabled` turns it off; absent, the server default applies. `tool_choice`
+ * `any` and `tool` are enforced by the grammar engine, as `required` and named choices are
+ * in chat. `model` resolves as for chat completions (the response names what ran).
+ *
+ * Usage: `input_tokens` counts the prompt tokens computed for this request,
+ * `cache_read_input_tokens` those reused from the prefix cache (their sum is the prompt
+ * length, which `/v1/messages/count_tokens` returns); `cache_creation_input_tokens` is 0.
+ *
+ * Errors on `/v1/messages*` use Anthropic's envelope `{"type": "error", "error": {"type",
+ * "message"}, "request_id"}`: 400 `invalid_request_error`, 404 `not_found_error`, 413
+ * `request_too_large`, 500 `api_error`, and 529 `overloaded_error` with `Retry-After`
+ * when no slot frees within `--queue-timeout`. `x-api-key`, `anthropic-version` and
+ * `anthropic-beta` are accepted and ignored.
+ *
+ */
+export const createMessage = <ThrowOnError extends boolean = false>(options: Options<CreateMessageData, ThrowOnError>) => (options.client ?? client).post<CreateMessageResponses, CreateMessageErrors, ThrowOnError>({
+    url: '/v1/messages',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Count a message request's input tokens
+ *
+ * Renders the request exactly as `createMessage` does (system, messages, tools unless
+ * `tool_choice` is `none`, `thinking`), so `input_tokens` equals the prompt length of that
+ * request: its `usage.input_tokens` plus `usage.cache_read_input_tokens`.
+ *
+ */
+export const countMessageTokens = <ThrowOnError extends boolean = false>(options: Options<CountMessageTokensData, ThrowOnError>) => (options.client ?? client).post<CountMessageTokensResponses, CountMessageTokensErrors, ThrowOnError>({
+    url: '/v1/messages/count_tokens',
     ...options,
     headers: {
         'Content-Type': 'application/json',

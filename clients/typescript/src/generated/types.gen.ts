@@ -174,7 +174,10 @@ export type ChatCompletionRequest = {
      * false limits the assistant turn to at most one tool call.
      */
     parallel_tool_calls?: boolean | null;
-    response_format?: ResponseFormat;
+    /**
+     * The output format; null is the same as absent.
+     */
+    response_format?: ResponseFormat | null;
     /**
      * AFM extension. Values passed to the model's chat template, such as `enable_thinking`; merged over `--default-chat-template-kwargs`.
      */
@@ -209,23 +212,59 @@ export type StreamOptions = {
 } | null;
 
 /**
- * A message. `developer` is treated as `system`.
+ * A message, by `role`: `system` and `developer` (treated as `system`), `user` and `tool`
+ * need `content`; an `assistant` message needs `content` or `tool_calls`.
+ *
  */
-export type ChatMessage = {
-    role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
-    /**
-     * Text, null (assistant message with tool calls), or an array of parts.
-     */
-    content?: string | null | Array<ContentPart>;
+export type ChatMessage = ({
+    role: 'system' | 'developer';
+} & SystemMessage) | ({
+    role: 'user';
+} & UserMessage) | ({
+    role: 'assistant';
+} & AssistantInputMessage) | ({
+    role: 'tool';
+} & ToolMessage);
+
+/**
+ * Text, or an array of content parts.
+ */
+export type MessageContent = string | Array<ContentPart>;
+
+/**
+ * A system (or developer) message.
+ */
+export type SystemMessage = {
+    role: 'system' | 'developer';
+    content: MessageContent;
+    name?: string | null;
+};
+
+/**
+ * A user message.
+ */
+export type UserMessage = {
+    role: 'user';
+    content: MessageContent;
+    name?: string | null;
+};
+
+/**
+ * An earlier assistant turn; needs `content` or a non-empty `tool_calls`.
+ */
+export type AssistantInputMessage = AssistantContentMessage | AssistantToolCallsMessage;
+
+/**
+ * An earlier assistant turn with content (and perhaps tool calls).
+ */
+export type AssistantContentMessage = {
+    role: 'assistant';
+    content: MessageContent;
     name?: string | null;
     /**
      * Assistant tool calls, sent back verbatim in multi-turn conversations.
      */
     tool_calls?: Array<ToolCall> | null;
-    /**
-     * For `tool` messages, the id of the call this message answers.
-     */
-    tool_call_id?: string | null;
     /**
      * Earlier assistant reasoning, passed to templates that render it.
      */
@@ -233,18 +272,67 @@ export type ChatMessage = {
 };
 
 /**
+ * An earlier assistant turn that called tools; its content may be null.
+ */
+export type AssistantToolCallsMessage = {
+    role: 'assistant';
+    /**
+     * Text, an array of parts, or null.
+     */
+    content?: string | null | Array<ContentPart>;
+    name?: string | null;
+    /**
+     * Assistant tool calls, sent back verbatim in multi-turn conversations.
+     */
+    tool_calls: Array<ToolCall>;
+    /**
+     * Earlier assistant reasoning, passed to templates that render it.
+     */
+    reasoning_content?: string | null;
+};
+
+/**
+ * A tool result.
+ */
+export type ToolMessage = {
+    role: 'tool';
+    content: MessageContent;
+    /**
+     * The id of the call this message answers.
+     */
+    tool_call_id?: string | null;
+    name?: string | null;
+};
+
+/**
  * A content part: `text` (with `text`), `image_url` (with `image_url.url`) or `input_audio`
- * (with `input_audio.data`). Parts a model cannot take get 400 naming the part.
+ * (with `input_audio.data`). Parts the loaded model cannot take get 400 naming the part.
  *
  */
-export type ContentPart = {
-    type: 'text' | 'image_url' | 'input_audio';
-    text?: string;
-    image_url?: {
+export type ContentPart = ({
+    type: 'text';
+} & TextContentPart) | ({
+    type: 'image_url';
+} & ImageContentPart) | ({
+    type: 'input_audio';
+} & AudioContentPart);
+
+export type TextContentPart = {
+    type: 'text';
+    text: string;
+};
+
+export type ImageContentPart = {
+    type: 'image_url';
+    image_url: {
         url: string;
         detail?: 'auto' | 'low' | 'high';
     };
-    input_audio?: {
+};
+
+export type AudioContentPart = {
+    type: 'input_audio';
+    input_audio: {
         data: string;
         format?: string;
         language?: string;
@@ -296,12 +384,37 @@ export type NamedToolChoice = {
 };
 
 /**
- * `text`, `json_object` (any JSON object) or `json_schema`. Enforced token by token unless the grammar engine is disabled; wins over `--guided-json`.
+ * `text`, `json_object` (any JSON object) or `json_schema` (with `json_schema`). Enforced token by token unless the grammar engine is disabled; wins over `--guided-json`.
  */
-export type ResponseFormat = {
-    type: 'text' | 'json_object' | 'json_schema';
-    json_schema?: JsonSchemaFormat;
-} | null;
+export type ResponseFormat = ({
+    type: 'text';
+} & ResponseFormatText) | ({
+    type: 'json_object';
+} & ResponseFormatJsonObject) | ({
+    type: 'json_schema';
+} & ResponseFormatJsonSchema);
+
+/**
+ * Free text.
+ */
+export type ResponseFormatText = {
+    type: 'text';
+};
+
+/**
+ * Any JSON object.
+ */
+export type ResponseFormatJsonObject = {
+    type: 'json_object';
+};
+
+/**
+ * JSON that satisfies `json_schema.schema`.
+ */
+export type ResponseFormatJsonSchema = {
+    type: 'json_schema';
+    json_schema: JsonSchemaFormat;
+};
 
 export type JsonSchemaFormat = {
     name: string;
@@ -584,7 +697,7 @@ export type CompletionRequest = {
      */
     logprobs?: number | null;
     /**
-     * Not supported; true gets 400.
+     * Not supported; only false (or null).
      */
     echo?: boolean | null;
     /**
@@ -690,29 +803,49 @@ export type Embedding = {
 };
 
 /**
- * Exactly one of `text`, `prompt` or `messages`; anything else gets 400.
+ * Exactly one of `text`, `prompt` or `messages`.
  */
-export type TokenizeRequest = {
+export type TokenizeRequest = TokenizeTextRequest | TokenizePromptRequest | TokenizeMessagesRequest;
+
+/**
+ * Plain text to tokenize.
+ */
+export type TokenizeTextRequest = {
     model?: string;
     /**
      * Text to tokenize.
      */
-    text?: string;
+    text: string;
+    /**
+     * Add the tokenizer's special tokens around the text.
+     */
+    add_special_tokens?: boolean;
+};
+
+/**
+ * Plain text under vLLM's field name.
+ */
+export type TokenizePromptRequest = {
+    model?: string;
     /**
      * Alias of `text` (vLLM).
      */
-    prompt?: string;
+    prompt: string;
     /**
-     * Chat messages; the chat template is rendered first.
-     */
-    messages?: Array<ChatMessage>;
-    tools?: Array<Tool>;
-    /**
-     * Add the tokenizer's special tokens around plain text.
+     * Add the tokenizer's special tokens around the text.
      */
     add_special_tokens?: boolean;
+};
+
+/**
+ * Chat messages; the chat template is rendered first.
+ */
+export type TokenizeMessagesRequest = {
+    model?: string;
+    messages: Array<ChatMessage>;
+    tools?: Array<Tool>;
     /**
-     * With `messages`, end with the assistant prompt.
+     * End with the assistant prompt.
      */
     add_generation_prompt?: boolean;
     chat_template_kwargs?: {
@@ -729,6 +862,9 @@ export type TokenizeResponse = {
 
 export type DetokenizeRequest = {
     model?: string;
+    /**
+     * Token ids; ids outside the model's vocabulary (negative ones included) get 400 naming the vocabulary.
+     */
     tokens: Array<number>;
 };
 
@@ -924,6 +1060,374 @@ export type OcrResult = {
         text?: string;
         confidence?: number;
     }>;
+};
+
+/**
+ * An Anthropic Messages request. Unknown fields (`service_tier`, `container`,
+ * `context_management`, ...) are accepted and ignored.
+ *
+ */
+export type MessagesRequest = {
+    /**
+     * Requested model id; resolves as for chat completions.
+     */
+    model: string;
+    /**
+     * Output-token limit (required, as Anthropic requires), capped by the context window.
+     */
+    max_tokens: number;
+    /**
+     * Alternating `user` / `assistant` turns.
+     */
+    messages: Array<MessagesMessageParam>;
+    system?: MessagesSystem;
+    /**
+     * Custom stop strings; the matched one is reported as `stop_sequence`.
+     */
+    stop_sequences?: Array<string>;
+    /**
+     * Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
+     */
+    temperature?: number;
+    top_p?: number;
+    /**
+     * Sample among the k most likely tokens (0 = off).
+     */
+    top_k?: number;
+    tools?: Array<MessagesTool>;
+    tool_choice?: MessagesToolChoice;
+    thinking?: MessagesThinkingConfig;
+    metadata?: MessagesMetadata;
+    /**
+     * Stream named SSE events instead of one message.
+     */
+    stream?: boolean;
+    /**
+     * AFM extension. Seed for sampling; the same seed gives the same message, streamed or not.
+     */
+    seed?: number | null;
+};
+
+/**
+ * The prompt-shaping fields of a Messages request.
+ */
+export type MessagesCountTokensRequest = {
+    model: string;
+    messages: Array<MessagesMessageParam>;
+    system?: MessagesSystem;
+    tools?: Array<MessagesTool>;
+    tool_choice?: MessagesToolChoice;
+    thinking?: MessagesThinkingConfig;
+};
+
+export type MessagesCountTokensResponse = {
+    /**
+     * The rendered prompt's length in tokens.
+     */
+    input_tokens: number;
+};
+
+/**
+ * System prompt, a string or text blocks (joined).
+ */
+export type MessagesSystem = string | Array<MessagesTextBlockParam>;
+
+export type MessagesMessageParam = {
+    role: 'user' | 'assistant';
+    /**
+     * Text, or content blocks.
+     */
+    content: string | Array<MessagesContentBlockParam>;
+};
+
+/**
+ * A request content block, told apart by `type`.
+ */
+export type MessagesContentBlockParam = MessagesTextBlockParam | MessagesToolUseBlockParam | MessagesToolResultBlockParam | MessagesThinkingBlockParam | MessagesRedactedThinkingBlockParam | MessagesUnsupportedBlockParam;
+
+/**
+ * Prompt-caching breakpoint; accepted and ignored (the prefix cache needs no hints).
+ */
+export type MessagesCacheControl = {
+    type?: 'ephemeral';
+    ttl?: '5m' | '1h';
+} | null;
+
+export type MessagesTextBlockParam = {
+    type: 'text';
+    text: string;
+    cache_control?: MessagesCacheControl;
+};
+
+/**
+ * An earlier assistant tool call, sent back in a multi-turn conversation.
+ */
+export type MessagesToolUseBlockParam = {
+    type: 'tool_use';
+    id: string;
+    name: string;
+    input: {
+        [key: string]: unknown;
+    };
+    cache_control?: MessagesCacheControl;
+};
+
+/**
+ * The result of a tool call, in a `user` turn.
+ */
+export type MessagesToolResultBlockParam = {
+    type: 'tool_result';
+    tool_use_id: string;
+    /**
+     * Text, or text blocks (other block types get 400 naming the type).
+     */
+    content?: string | Array<MessagesTextBlockParam | MessagesUnsupportedBlockParam>;
+    /**
+     * The tool failed; the result is rendered marked as an error.
+     */
+    is_error?: boolean;
+    cache_control?: MessagesCacheControl;
+};
+
+/**
+ * Earlier assistant reasoning sent back by a client; `signature` is not checked.
+ */
+export type MessagesThinkingBlockParam = {
+    type: 'thinking';
+    thinking: string;
+    signature?: string;
+};
+
+/**
+ * Accepted and dropped (this server never redacts).
+ */
+export type MessagesRedactedThinkingBlockParam = {
+    type: 'redacted_thinking';
+    data?: string;
+};
+
+/**
+ * Anthropic block types this server cannot take with a text-only model and no server
+ * tools; a request carrying one gets 400 naming the type.
+ *
+ */
+export type MessagesUnsupportedBlockParam = {
+    type: 'image' | 'document' | 'search_result' | 'server_tool_use' | 'web_search_tool_result' | 'web_fetch_tool_result' | 'code_execution_tool_result' | 'mcp_tool_use' | 'mcp_tool_result' | 'container_upload';
+};
+
+/**
+ * A client tool: `name`, `description` and the JSON Schema of its `input` (required for
+ * client tools). Anthropic server tools (a `type` other than `custom`, such as
+ * `web_search_20250305`) get 400 naming the type.
+ *
+ */
+export type MessagesTool = {
+    /**
+     * `custom` (or absent) for a client tool.
+     */
+    type?: string | null;
+    name: string;
+    description?: string;
+    /**
+     * JSON Schema of the tool's `input` object; enforced when the tool is forced.
+     */
+    input_schema?: {
+        [key: string]: unknown;
+    };
+    cache_control?: MessagesCacheControl;
+};
+
+/**
+ * `auto` (the model decides), `any` (some tool must be called), `tool` (the tool `name`
+ * must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
+ * most one call.
+ *
+ */
+export type MessagesToolChoice = {
+    type: 'auto' | 'any' | 'tool' | 'none';
+    /**
+     * The tool to call, with `type: tool`.
+     */
+    name?: string;
+    disable_parallel_tool_use?: boolean;
+};
+
+/**
+ * `enabled`, `adaptive` and `between_tools` turn the model's reasoning on (the chat
+ * template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
+ * enforced. `disabled` turns it off.
+ *
+ */
+export type MessagesThinkingConfig = {
+    type: 'enabled' | 'disabled' | 'adaptive' | 'between_tools';
+    budget_tokens?: number;
+    display?: 'summarized' | 'omitted';
+};
+
+/**
+ * Accepted and ignored.
+ */
+export type MessagesMetadata = {
+    user_id?: string | null;
+};
+
+export type MessagesMessage = {
+    /**
+     * `msg_` and 24 hex characters.
+     */
+    id: string;
+    type: 'message';
+    role: 'assistant';
+    /**
+     * `thinking` first when the model reasoned, then `text`, then `tool_use` blocks.
+     */
+    content: Array<MessagesContentBlock>;
+    model: string;
+    /**
+     * Null only in `message_start`.
+     */
+    stop_reason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | null;
+    /**
+     * The stop sequence that ended the turn, when `stop_reason` is `stop_sequence`.
+     */
+    stop_sequence: string | null;
+    usage: MessagesUsage;
+};
+
+/**
+ * A response content block, told apart by `type`.
+ */
+export type MessagesContentBlock = MessagesTextBlock | MessagesThinkingBlock | MessagesToolUseBlock;
+
+export type MessagesTextBlock = {
+    type: 'text';
+    text: string;
+};
+
+export type MessagesThinkingBlock = {
+    type: 'thinking';
+    thinking: string;
+    /**
+     * Empty (local reasoning is not signed).
+     */
+    signature: string;
+};
+
+export type MessagesToolUseBlock = {
+    type: 'tool_use';
+    /**
+     * `toolu_` and hex characters.
+     */
+    id: string;
+    name: string;
+    input: {
+        [key: string]: unknown;
+    };
+};
+
+export type MessagesUsage = {
+    /**
+     * Prompt tokens computed for this request (not read from the prefix cache).
+     */
+    input_tokens: number;
+    output_tokens: number;
+    /**
+     * Always 0.
+     */
+    cache_creation_input_tokens?: number | null;
+    /**
+     * Prompt tokens reused from the prefix cache.
+     */
+    cache_read_input_tokens?: number | null;
+};
+
+/**
+ * One named server-sent event: `event` is the event's type and `data` its JSON, whose
+ * schema the stream's `x-afm-event-data` names (`MessagesStreamEvent`).
+ *
+ */
+export type MessagesSseEvent = {
+    event: string;
+    data: string;
+};
+
+/**
+ * One event of a Messages stream, told apart by `type` (also its SSE event name).
+ */
+export type MessagesStreamEvent = MessagesMessageStartEvent | MessagesContentBlockStartEvent | MessagesContentBlockDeltaEvent | MessagesContentBlockStopEvent | MessagesMessageDeltaEvent | MessagesMessageStopEvent | MessagesPingEvent | MessagesErrorResponse;
+
+export type MessagesMessageStartEvent = {
+    type: 'message_start';
+    message: MessagesMessage;
+};
+
+export type MessagesContentBlockStartEvent = {
+    type: 'content_block_start';
+    index: number;
+    content_block: MessagesContentBlock;
+};
+
+export type MessagesContentBlockDeltaEvent = {
+    type: 'content_block_delta';
+    index: number;
+    delta: MessagesBlockDelta;
+};
+
+export type MessagesBlockDelta = MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta;
+
+export type MessagesTextDelta = {
+    type: 'text_delta';
+    text: string;
+};
+
+/**
+ * A piece of the tool input's JSON; the pieces of one block concatenate to it.
+ */
+export type MessagesInputJsonDelta = {
+    type: 'input_json_delta';
+    partial_json: string;
+};
+
+export type MessagesThinkingDelta = {
+    type: 'thinking_delta';
+    thinking: string;
+};
+
+export type MessagesContentBlockStopEvent = {
+    type: 'content_block_stop';
+    index: number;
+};
+
+export type MessagesMessageDeltaEvent = {
+    type: 'message_delta';
+    delta: {
+        stop_reason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+        stop_sequence: string | null;
+    };
+    usage: MessagesUsage;
+};
+
+export type MessagesMessageStopEvent = {
+    type: 'message_stop';
+};
+
+export type MessagesPingEvent = {
+    type: 'ping';
+};
+
+/**
+ * Anthropic's error envelope (error responses on `/v1/messages*`, and the stream's `error` event).
+ */
+export type MessagesErrorResponse = {
+    type: 'error';
+    error: {
+        /**
+         * invalid_request_error, not_found_error, request_too_large, api_error, overloaded_error, ...
+         */
+        type: string;
+        message: string;
+    };
+    request_id?: string | null;
 };
 
 /**
@@ -1360,6 +1864,120 @@ export type CountTokensResponses = {
 };
 
 export type CountTokensResponse2 = CountTokensResponses[keyof CountTokensResponses];
+
+export type CreateMessageData = {
+    body: MessagesRequest;
+    headers?: {
+        /**
+         * Correlation id; echoed on the response and used by the cancel operation.
+         */
+        'X-Request-ID'?: string;
+        /**
+         * Accepted and ignored (no credentials on a local server).
+         */
+        'x-api-key'?: string;
+        /**
+         * Accepted and ignored (for example `2023-06-01`).
+         */
+        'anthropic-version'?: string;
+        /**
+         * Accepted and ignored (comma-separated beta names).
+         */
+        'anthropic-beta'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/messages';
+};
+
+export type CreateMessageErrors = {
+    /**
+     * `invalid_request_error`: malformed JSON, a schema violation, an unsupported block type or value.
+     */
+    400: MessagesErrorResponse;
+    /**
+     * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
+     */
+    413: MessagesErrorResponse;
+    /**
+     * `api_error`: an unexpected failure, logged with the request id.
+     */
+    500: MessagesErrorResponse;
+    /**
+     * `backend_unavailable`: the generation backend cannot serve on this host.
+     */
+    503: MessagesErrorResponse;
+    /**
+     * `overloaded_error`: no generation slot freed within `--queue-timeout`; retry after `Retry-After` seconds.
+     */
+    529: MessagesErrorResponse;
+};
+
+export type CreateMessageError = CreateMessageErrors[keyof CreateMessageErrors];
+
+export type CreateMessageResponses = {
+    /**
+     * A message, or an SSE stream of named events when `stream` is true.
+     */
+    200: MessagesMessage;
+};
+
+export type CreateMessageResponse = CreateMessageResponses[keyof CreateMessageResponses];
+
+export type CountMessageTokensData = {
+    body: MessagesCountTokensRequest;
+    headers?: {
+        /**
+         * Correlation id; echoed on the response and used by the cancel operation.
+         */
+        'X-Request-ID'?: string;
+        /**
+         * Accepted and ignored.
+         */
+        'x-api-key'?: string;
+        /**
+         * Accepted and ignored.
+         */
+        'anthropic-version'?: string;
+        /**
+         * Accepted and ignored.
+         */
+        'anthropic-beta'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/messages/count_tokens';
+};
+
+export type CountMessageTokensErrors = {
+    /**
+     * `invalid_request_error`: malformed JSON, a schema violation, an unsupported block type or value.
+     */
+    400: MessagesErrorResponse;
+    /**
+     * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
+     */
+    413: MessagesErrorResponse;
+    /**
+     * `tokenize_unsupported`: the backend has no public tokenizer.
+     */
+    422: MessagesErrorResponse;
+    /**
+     * `api_error`: an unexpected failure, logged with the request id.
+     */
+    500: MessagesErrorResponse;
+};
+
+export type CountMessageTokensError = CountMessageTokensErrors[keyof CountMessageTokensErrors];
+
+export type CountMessageTokensResponses = {
+    /**
+     * The count.
+     */
+    200: MessagesCountTokensResponse;
+};
+
+export type CountMessageTokensResponse = CountMessageTokensResponses[keyof CountMessageTokensResponses];
 
 export type ListFilesData = {
     body?: never;
