@@ -11,7 +11,7 @@ import io
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 import jsonschema
@@ -42,13 +42,39 @@ def sdk(resp_server: LiveServer) -> openai.OpenAI:
     return resp_server.openai()  # type: ignore[return-value]
 
 
-def contract_ok(obj: Any, schema: str = "ResponseObject") -> None:
-    data = obj.model_dump(mode="json", exclude_unset=True) if hasattr(obj, "model_dump") else obj
+def contract_ok(data: dict[str, Any], schema: str = "ResponseObject") -> None:
     assert not schema_errors(component(schema), data), schema_errors(component(schema), data)
 
 
+def create(sdk: openai.OpenAI, **kw: Any) -> Any:
+    """``responses.create`` through the SDK, checking the raw JSON against the contract."""
+    raw = sdk.responses.with_raw_response.create(**kw)
+    contract_ok(raw.http_response.json())
+    return raw.parse()
+
+
+def raw_events(server: LiveServer, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A streamed response's events as sent (each checked against the contract)."""
+    events = []
+    with httpx.stream("POST", server.url + "/v1/responses", json={**body, "stream": True},
+                      timeout=120) as reply:
+        assert reply.status_code == 200, reply.read()
+        name = None
+        for line in reply.iter_lines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: ") and line != "data: [DONE]":
+                event = json.loads(line[6:])
+                assert event["type"] == name
+                contract_ok(event, "ResponseStreamEvent")
+                events.append(event)
+    return events
+
+
 def without_ids(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in item.items() if k != "id"} for item in items]
+    """Items without the ids minted per response (and the SDK's own parsed copy)."""
+    return [{k: v for k, v in item.items() if k not in ("id", "call_id", "parsed_arguments")}
+            for item in items]
 
 
 def dumped(response: Any) -> list[dict[str, Any]]:
@@ -56,10 +82,8 @@ def dumped(response: Any) -> list[dict[str, Any]]:
 
 
 def test_create_with_string_input_then_retrieve_items_and_delete(sdk: openai.OpenAI) -> None:
-    r = sdk.responses.create(model="afm-default", input="Name two colours.",
-                             instructions="Be brief.", max_output_tokens=12, seed=3,
-                             metadata={"run": "1"}, extra_body={"seed": 3})
-    contract_ok(r)
+    r = create(sdk, model="afm-default", input="Name two colours.", instructions="Be brief.",
+               max_output_tokens=12, metadata={"run": "1"}, extra_body={"seed": 3})
     assert r.id.startswith("resp_") and r.object == "response"
     assert r.status in ("completed", "incomplete")
     assert r.output and r.output[-1].type == "message"
@@ -94,9 +118,7 @@ def test_item_list_input_and_input_items_pagination(sdk: openai.OpenAI) -> None:
          "content": [{"type": "output_text", "text": "Hello", "annotations": []}]},
         {"role": "user", "content": "Name a fruit."},
     ]
-    r = sdk.responses.create(model="afm-default", input=items, max_output_tokens=8,
-                             temperature=0)
-    contract_ok(r)
+    r = create(sdk, model="afm-default", input=items, max_output_tokens=8, temperature=0)
     page = sdk.responses.input_items.list(r.id, order="asc", limit=2)
     assert [i.role for i in page.data] == ["developer", "user"] and page.has_more
     rest = sdk.responses.input_items.list(r.id, order="asc", after=page.data[-1].id)
@@ -113,7 +135,8 @@ def test_item_list_input_and_input_items_pagination(sdk: openai.OpenAI) -> None:
     assert r.output_text == (chat.choices[0].message.content or "")
 
 
-def test_stream_events_accumulate_to_the_whole_response(sdk: openai.OpenAI) -> None:
+def test_stream_events_accumulate_to_the_whole_response(sdk: openai.OpenAI,
+                                                        resp_server: LiveServer) -> None:
     args: dict[str, Any] = {"model": "afm-default", "input": "Tell a story.",
                             "max_output_tokens": 24, "temperature": 0.9,
                             "extra_body": {"seed": 11}}
@@ -125,8 +148,9 @@ def test_stream_events_accumulate_to_the_whole_response(sdk: openai.OpenAI) -> N
     assert types[:2] == ["response.created", "response.in_progress"]
     assert types[-1] == {"completed": "response.completed",
                          "incomplete": "response.incomplete"}[whole.status]
-    for event in events:
-        contract_ok(event, "ResponseStreamEvent")
+    raw = raw_events(resp_server, {k: v for k, v in args.items() if k != "extra_body"}
+                     | args["extra_body"])
+    assert [e["type"] for e in raw] == types
     done_items = [e.item.model_dump(mode="json", exclude_unset=True) for e in events
                   if e.type == "response.output_item.done"]
     final = events[-1].response
@@ -135,17 +159,21 @@ def test_stream_events_accumulate_to_the_whole_response(sdk: openai.OpenAI) -> N
     text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert text == whole.output_text
     assert final.usage.output_tokens == whole.usage.output_tokens
-    # the SDK's own accumulator agrees
-    with sdk.responses.stream(**args) as stream:
-        streamed = stream.get_final_response()
-    assert streamed.output_text == whole.output_text
     assert sdk.responses.retrieve(final.id).output_text == whole.output_text
+    # the SDK's own accumulator agrees, on a response that completes (a forced tool call)
+    tool_args: dict[str, Any] = {"model": "afm-default", "input": "Weather?", "tools": [WEATHER],
+                                 "tool_choice": "required", "max_output_tokens": 400,
+                                 "temperature": 1.0, "extra_body": {"seed": 5}}
+    whole_call = sdk.responses.create(**tool_args)
+    with sdk.responses.stream(**tool_args) as stream:
+        streamed = stream.get_final_response()
+    assert without_ids(dumped(streamed)) == without_ids(dumped(whole_call))
 
 
 class City(BaseModel):
     name: str = Field(max_length=16)
     population: int = Field(ge=0, le=10_000_000)
-    tags: list[str] = Field(max_length=2)
+    tags: list[Annotated[str, Field(max_length=8)]] = Field(max_length=2)
 
 
 def test_parse_with_a_bounded_pydantic_model(sdk: openai.OpenAI) -> None:
@@ -161,9 +189,8 @@ def test_parse_with_a_bounded_pydantic_model(sdk: openai.OpenAI) -> None:
 
 
 def test_forced_function_call_then_its_output_as_the_next_turn(sdk: openai.OpenAI) -> None:
-    r = sdk.responses.create(model="afm-default", input="Weather in Paris?", tools=[WEATHER],
-                             tool_choice="required", max_output_tokens=64, temperature=1.0)
-    contract_ok(r)
+    r = create(sdk, model="afm-default", input="Weather in Paris?", tools=[WEATHER],
+               tool_choice="required", max_output_tokens=400, temperature=1.0)
     calls = [item for item in r.output if item.type == "function_call"]
     assert r.status == "completed" and len(calls) >= 1
     call = calls[0]
@@ -172,13 +199,13 @@ def test_forced_function_call_then_its_output_as_the_next_turn(sdk: openai.OpenA
 
     named = sdk.responses.create(model="afm-default", input="Weather?", tools=[WEATHER],
                                  tool_choice={"type": "function", "name": "get_weather"},
-                                 parallel_tool_calls=False, max_output_tokens=64)
+                                 parallel_tool_calls=False, max_output_tokens=400)
     assert [i.type for i in named.output if i.type == "function_call"] == ["function_call"]
 
-    follow = sdk.responses.create(
-        model="afm-default", previous_response_id=r.id, tools=[WEATHER], max_output_tokens=16,
+    follow = create(
+        sdk, model="afm-default", previous_response_id=r.id, tools=[WEATHER],
+        max_output_tokens=16,
         input=[{"type": "function_call_output", "call_id": call.call_id, "output": "sunny"}])
-    contract_ok(follow)
     assert follow.previous_response_id == r.id and follow.status in ("completed", "incomplete")
     items = sdk.responses.input_items.list(follow.id).data
     assert [(i.type, i.call_id, i.output) for i in items] == [
@@ -186,7 +213,7 @@ def test_forced_function_call_then_its_output_as_the_next_turn(sdk: openai.OpenA
 
     streamed = list(sdk.responses.create(model="afm-default", input="Weather in Paris?",
                                          tools=[WEATHER], tool_choice="required", stream=True,
-                                         max_output_tokens=64, temperature=1.0))
+                                         max_output_tokens=400, temperature=1.0))
     deltas = "".join(e.delta for e in streamed
                      if e.type == "response.function_call_arguments.delta")
     done = [e for e in streamed if e.type == "response.function_call_arguments.done"]
