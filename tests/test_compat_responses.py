@@ -312,3 +312,16 @@ def test_responses_as_a_batch_endpoint(sdk: openai.OpenAI) -> None:
         contract_ok(body)
         assert body["object"] == "response" and body["status"] in ("completed", "incomplete")
         assert sdk.responses.retrieve(body["id"]).id == body["id"]
+
+
+def test_truncation_auto_drops_the_oldest_items(resp_server: LiveServer) -> None:
+    huge = " ".join(f"word{i}" for i in range(3000))  # past the tiny model's 4096-token window
+    body = {"model": "afm-default", "max_output_tokens": 4,
+            "input": [{"role": "user", "content": huge}, {"role": "user", "content": "Hi"}]}
+    refused = httpx.post(resp_server.url + "/v1/responses", json=body, timeout=60)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["code"] == "context_length_exceeded"
+    kept = httpx.post(resp_server.url + "/v1/responses", json={**body, "truncation": "auto"},
+                      timeout=120)
+    assert kept.status_code == 200, kept.text
+    assert kept.json()["truncation"] == "auto" and kept.json()["usage"]["input_tokens"] < 100
