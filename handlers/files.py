@@ -29,9 +29,10 @@ async def in_store(state: AppState, fn: Callable[[storage.Store], T]) -> T:
     return await asyncio.to_thread(fn, state.store)
 
 
-async def create_file(file: UploadFile | None = None, purpose: str | None = None,
-                      **_form: Any) -> Response:
+async def create_file(body: dict[str, Any], file: UploadFile | None = None) -> Response:
+    """A multipart upload: Connexion passes the form's text fields as ``body``."""
     state = get_state()
+    purpose = body.get("purpose")
     if purpose not in storage.UPLOAD_PURPOSES:
         raise InvalidRequest(f"purpose must be one of {sorted(storage.UPLOAD_PURPOSES)}",
                              param="purpose")
