@@ -55,10 +55,14 @@ def test_agents_sdk_default_model_runs_a_forced_tool_end_to_end(
                   tool_use_behavior="stop_on_first_tool")
     async def run() -> tuple[Any, Any, list[str]]:
         config = RunConfig(tracing_disabled=True)
-        result = await Runner.run(agent, "Weather in Paris?", max_turns=4, run_config=config)
-        streamed = Runner.run_streamed(agent, "Weather in Rome?", max_turns=4,
-                                       run_config=config)
-        events = [event.type async for event in streamed.stream_events()]
+        try:
+            result = await Runner.run(agent, "Weather in Paris?", max_turns=4,
+                                      run_config=config)
+            streamed = Runner.run_streamed(agent, "Weather in Rome?", max_turns=4,
+                                           run_config=config)
+            events = [event.type async for event in streamed.stream_events()]
+        finally:
+            await client.close()  # its connections belong to this event loop
         return result, streamed, events
 
     result, streamed, events = asyncio.run(run())

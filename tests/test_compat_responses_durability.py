@@ -45,21 +45,21 @@ def test_sigkill_during_stored_response_creation(tmp_path: Path, tiny_model: Pat
                         tmp_path / "server.log")
     server.start()
     try:
-        sdk: openai.OpenAI = server.openai(timeout=30)  # type: ignore[assignment]
+        sdk: openai.OpenAI = server.openai(timeout=120)  # type: ignore[assignment]
         acked: list[tuple[str, str]] = []
         stop = threading.Event()
         threads = [threading.Thread(target=_client_loop, args=(sdk, mode, acked, stop))
                    for mode in ("whole", "whole", "stream", "background")]
         for t in threads:
             t.start()
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while sum(m != "background" for m, _ in acked) < 6:
             assert time.monotonic() < deadline, server.log_tail()
             time.sleep(0.05)
         server.kill()  # mid-flight: other requests are being generated right now
         stop.set()
         for t in threads:
-            t.join(timeout=60)
+            t.join(timeout=150)
 
         # every row is whole: the object parses and satisfies the contract, status agrees
         db = sqlite3.connect(data / "afm.sqlite3")
