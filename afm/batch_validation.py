@@ -28,6 +28,7 @@ BODY_SCHEMAS = {
     "/v1/chat/completions": "ChatCompletionRequest",
     "/v1/completions": "CompletionRequest",
     "/v1/embeddings": "EmbeddingRequest",
+    "/v1/responses": "CreateResponseRequest",
 }
 """Endpoints a batch may target -> the contract schema of their request bodies."""
 

@@ -1,8 +1,9 @@
-"""Durable storage for the Files and Batch APIs: SQLite metadata plus file blobs on disk.
+"""Durable storage for the Files, Batch and Responses APIs: SQLite metadata plus file blobs.
 
 Layout of a data directory::
 
-    afm.sqlite3 (+ -wal, -shm)   metadata: files, batches, batch requests, per-line results
+    afm.sqlite3 (+ -wal, -shm)   metadata: files, batches, batch requests, per-line results,
+                                 stored responses (object, input items, continuation)
     files/<file-id>              one blob per file, written temp -> fsync -> rename -> fsync dir
     lock                         flock held while a Store is open (one process per directory)
 
@@ -101,6 +102,17 @@ CREATE TABLE IF NOT EXISTS batch_results (
     record TEXT NOT NULL,
     PRIMARY KEY (batch_id, custom_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS responses (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    background INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    object TEXT NOT NULL,
+    input_items TEXT NOT NULL,
+    turn TEXT
+);
+CREATE INDEX IF NOT EXISTS responses_status ON responses(status);
 """
 
 
@@ -138,7 +150,8 @@ def _fsync_dir(path: Path) -> None:
 
 
 class Store:
-    """One open data directory. Use ``store.files`` and ``store.batches``."""
+    """One open data directory. Use ``store.files``, ``store.batches`` and
+    ``store.responses``."""
 
     def __init__(self, data_dir: str | os.PathLike[str], *,
                  clock: Callable[[], float] = time.time) -> None:
@@ -164,6 +177,7 @@ class Store:
         self._collect_garbage()
         self.files = FileStore(self)
         self.batches = BatchStore(self)
+        self.responses = ResponseStore(self)
 
     def close(self) -> None:
         """Close the database and release the directory lock."""
@@ -555,3 +569,109 @@ def error_record(custom_id: str, code: str, message: str,
     """One error-file line; ``response`` is the failed HTTP response, if there was one."""
     return {"id": new_id("batch_req_"), "custom_id": custom_id, "response": response,
             "error": {"code": code, "message": message}}
+
+
+RESPONSE_UNFINISHED = ("queued", "in_progress")
+
+
+class ResponseStore:
+    """Stored Responses API responses: the `response` object, its input items and what a
+    later response needs to continue it (``turn``, JSON kept opaque here).
+
+    A response is written whole in one transaction; a background one is inserted ``queued``
+    and every later status change is one conditional update, so a racing cancel is never
+    overwritten. Background responses still unfinished when a store opens (the process died)
+    are marked failed.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._s = store
+        self._fail_unfinished()
+
+    def create(self, obj: dict[str, Any], input_items: list[dict[str, Any]],
+               turn: str | None) -> None:
+        with self._s.transaction() as db:
+            db.execute(
+                "INSERT INTO responses (id, status, background, created_at, object, input_items,"
+                " turn) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (obj["id"], obj["status"], int(bool(obj.get("background"))), obj["created_at"],
+                 json.dumps(obj, ensure_ascii=False), json.dumps(input_items, ensure_ascii=False),
+                 turn))
+
+    def get(self, response_id: str) -> dict[str, Any]:
+        return json.loads(self._row(response_id, "object")["object"])
+
+    def turn(self, response_id: str) -> str:
+        """The continuation of a finished response (InvalidRequest when it has none)."""
+        row = self._row(response_id, "status, turn")
+        if row["turn"] is None:
+            raise InvalidRequest(f"Response {response_id} has status {row['status']!r} and "
+                                 "cannot be continued", param="previous_response_id")
+        return str(row["turn"])
+
+    def input_items(self, response_id: str, limit: int = 20, after: str | None = None,
+                    order: str = "desc") -> tuple[list[dict[str, Any]], bool]:
+        """A page of the response's input items; returns ``(items, has_more)``."""
+        items = json.loads(self._row(response_id, "input_items")["input_items"])
+        if order == "desc":
+            items.reverse()
+        if after is not None:
+            at = next((i for i, item in enumerate(items) if item["id"] == after), None)
+            if at is None:
+                raise NotFound(f"No input item {after} in response {response_id}")
+            items = items[at + 1:]
+        return items[:limit], len(items) > limit
+
+    def update(self, response_id: str, from_statuses: tuple[str, ...], obj: dict[str, Any],
+               turn: str | None = None) -> bool:
+        """Replace the object (and continuation) if the status is still one of
+        ``from_statuses``; False (writing nothing) otherwise."""
+        marks = ",".join("?" * len(from_statuses))
+        with self._s.transaction() as db:
+            cur = db.execute(
+                f"UPDATE responses SET status = ?, object = ?, turn = ? WHERE id = ?"
+                f" AND status IN ({marks})",
+                (obj["status"], json.dumps(obj, ensure_ascii=False), turn, response_id,
+                 *from_statuses))
+            return cur.rowcount == 1
+
+    def cancel(self, response_id: str) -> tuple[dict[str, Any], bool]:
+        """queued/in_progress background response -> cancelled. Returns the object and
+        whether it changed; InvalidRequest for a response created without `background`."""
+        with self._s.transaction() as db:
+            row = db.execute("SELECT status, background, object FROM responses WHERE id = ?",
+                             (response_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"No such response: {response_id}")
+            if not row["background"]:
+                raise InvalidRequest("Only background responses can be cancelled",
+                                     param="response_id")
+            obj = json.loads(row["object"])
+            if row["status"] not in RESPONSE_UNFINISHED:
+                return obj, False
+            obj["status"] = "cancelled"
+            db.execute("UPDATE responses SET status = 'cancelled', object = ? WHERE id = ?",
+                       (json.dumps(obj, ensure_ascii=False), response_id))
+        return obj, True
+
+    def delete(self, response_id: str) -> None:
+        with self._s.transaction() as db:
+            if db.execute("DELETE FROM responses WHERE id = ?", (response_id,)).rowcount == 0:
+                raise NotFound(f"No such response: {response_id}")
+
+    def _row(self, response_id: str, columns: str) -> sqlite3.Row:
+        rows = self._s.query(f"SELECT {columns} FROM responses WHERE id = ?", (response_id,))
+        if not rows:
+            raise NotFound(f"No such response: {response_id}")
+        return rows[0]
+
+    def _fail_unfinished(self) -> None:
+        error = {"code": "server_error",
+                 "message": "The server stopped before this background response finished"}
+        marks = ",".join("?" * len(RESPONSE_UNFINISHED))
+        with self._s.transaction() as db:
+            for row in db.execute(f"SELECT id, object FROM responses WHERE status IN ({marks})",
+                                  RESPONSE_UNFINISHED).fetchall():
+                obj = dict(json.loads(row["object"]), status="failed", error=error)
+                db.execute("UPDATE responses SET status = 'failed', object = ? WHERE id = ?",
+                           (json.dumps(obj, ensure_ascii=False), row["id"]))

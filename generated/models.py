@@ -736,6 +736,7 @@ class Endpoint(StrEnum):
     FIELD_V1_CHAT_COMPLETIONS = '/v1/chat/completions'
     FIELD_V1_COMPLETIONS = '/v1/completions'
     FIELD_V1_EMBEDDINGS = '/v1/embeddings'
+    FIELD_V1_RESPONSES = '/v1/responses'
 
 
 MetadataAdditionalProperty = TypeAliasType(
@@ -1176,6 +1177,335 @@ class MessagesErrorResponse(BaseModel):
     request_id: str | None = None
 
 
+class TruncationEnum(StrEnum):
+    """
+    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
+    """
+
+    AUTO = 'auto'
+    DISABLED = 'disabled'
+
+
+class Truncation(RootModel[TruncationEnum | None]):
+    root: TruncationEnum | None = None
+    """
+    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
+    """
+
+
+class Role2(StrEnum):
+    USER = 'user'
+    ASSISTANT = 'assistant'
+    SYSTEM = 'system'
+    DEVELOPER = 'developer'
+
+
+class ResponseContentPart(BaseModel):
+    """
+    A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
+    """
+
+    type: str
+    text: str | None = None
+
+
+class ResponseTool(BaseModel):
+    """
+    A function tool (`name`, `parameters`, `strict`). Other types get 400 naming the type.
+    """
+
+    type: str
+    name: Annotated[
+        str | None, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
+    ] = None
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    """
+    JSON Schema of the arguments object.
+    """
+    strict: bool | None = None
+    """
+    Arguments must validate against `parameters`; enforced by the grammar engine.
+    """
+
+
+class ResponseToolChoice1Enum(StrEnum):
+    """
+    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    """
+
+    NONE = 'none'
+    AUTO = 'auto'
+    REQUIRED = 'required'
+
+
+class ResponseToolChoice1(RootModel[ResponseToolChoice1Enum | None]):
+    root: ResponseToolChoice1Enum | None = None
+    """
+    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    """
+
+
+class ResponseNamedToolChoice(BaseModel):
+    type: str
+    name: str | None = None
+
+
+class Type4(StrEnum):
+    TEXT = 'text'
+    JSON_OBJECT = 'json_object'
+    JSON_SCHEMA = 'json_schema'
+
+
+class ResponseTextFormat(BaseModel):
+    """
+    `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar engine is disabled.
+    """
+
+    type: Type4
+    name: Annotated[str | None, Field(max_length=64)] = None
+    description: str | None = None
+    schema_: Annotated[dict[str, Any] | None, Field(alias='schema')] = None
+    """
+    The JSON Schema the text must satisfy.
+    """
+    strict: bool | None = None
+
+
+class EffortEnum(StrEnum):
+    """
+    Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
+    """
+
+    NONE = 'none'
+    MINIMAL = 'minimal'
+    LOW = 'low'
+    MEDIUM = 'medium'
+    HIGH = 'high'
+    MAX = 'max'
+
+
+class Effort(RootModel[EffortEnum | None]):
+    root: EffortEnum | None = None
+    """
+    Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
+    """
+
+
+class ResponseReasoningConfig(BaseModel):
+    effort: Effort | None = None
+    """
+    Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
+    """
+    summary: str | None = None
+    """
+    Accepted for client compatibility; reasoning is returned as reasoning text.
+    """
+
+
+class Status2(StrEnum):
+    COMPLETED = 'completed'
+    INCOMPLETE = 'incomplete'
+    IN_PROGRESS = 'in_progress'
+    QUEUED = 'queued'
+    CANCELLED = 'cancelled'
+    FAILED = 'failed'
+
+
+class Reasoning(BaseModel):
+    effort: str | None = None
+    summary: str | None = None
+
+
+class Text(BaseModel):
+    format: ResponseTextFormat | None = None
+
+
+class ToolChoice2(StrEnum):
+    NONE = 'none'
+    AUTO = 'auto'
+    REQUIRED = 'required'
+
+
+class Truncation1(StrEnum):
+    AUTO = 'auto'
+    DISABLED = 'disabled'
+
+
+class ResponseError(BaseModel):
+    code: str
+    message: str
+
+
+class Reason(StrEnum):
+    MAX_OUTPUT_TOKENS = 'max_output_tokens'
+    CONTENT_FILTER = 'content_filter'
+
+
+class ResponseIncompleteDetails(BaseModel):
+    reason: Reason
+
+
+class ResponseInputTokensDetails(BaseModel):
+    cached_tokens: int
+    """
+    Input tokens served from the prefix cache.
+    """
+
+
+class ResponseOutputTokensDetails(BaseModel):
+    reasoning_tokens: int
+
+
+class Status3(StrEnum):
+    IN_PROGRESS = 'in_progress'
+    COMPLETED = 'completed'
+    INCOMPLETE = 'incomplete'
+
+
+class ResponseOutputText(BaseModel):
+    type: Literal['output_text']
+    text: str
+    annotations: Annotated[list[dict[str, Any]], Field(max_length=0)]
+    logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
+
+
+class ResponseFunctionCall(BaseModel):
+    type: Literal['function_call']
+    id: str
+    call_id: str
+    name: str
+    arguments: str
+    """
+    The arguments as a JSON string.
+    """
+    status: Status3
+
+
+class ResponseReasoningText(BaseModel):
+    type: Literal['reasoning_text']
+    text: str
+
+
+class DeletedResponse(BaseModel):
+    id: str
+    object: Literal['response']
+    deleted: bool
+
+
+class Type5(StrEnum):
+    MESSAGE = 'message'
+    FUNCTION_CALL = 'function_call'
+    FUNCTION_CALL_OUTPUT = 'function_call_output'
+    REASONING = 'reasoning'
+
+
+class ResponseStoredInputItem(BaseModel):
+    """
+    An input item as stored, with an id (`msg_...`, `fc_...`, `fco_...`, `rs_...`).
+    """
+
+    id: str
+    type: Type5
+    status: str | None = None
+    role: Role2 | None = None
+    content: list[ResponseContentPart] | None = None
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+    output: str | None = None
+    summary: list[ResponseContentPart] | None = None
+
+
+class Type6(StrEnum):
+    RESPONSE_CREATED = 'response.created'
+    RESPONSE_IN_PROGRESS = 'response.in_progress'
+    RESPONSE_COMPLETED = 'response.completed'
+    RESPONSE_INCOMPLETE = 'response.incomplete'
+    RESPONSE_FAILED = 'response.failed'
+    RESPONSE_QUEUED = 'response.queued'
+
+
+class Type7(StrEnum):
+    RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
+    RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
+
+
+class Type8(StrEnum):
+    RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
+    RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
+    RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
+    RESPONSE_REASONING_PART_DONE = 'response.reasoning_part.done'
+
+
+class ResponseContentPartEvent(BaseModel):
+    type: Type8
+    sequence_number: Annotated[int, Field(ge=0)]
+    item_id: str
+    output_index: Annotated[int, Field(ge=0)]
+    content_index: Annotated[int, Field(ge=0)]
+    part: ResponseOutputText | ResponseReasoningText
+
+
+class Type9(StrEnum):
+    RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
+    RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
+
+
+class ResponseTextDeltaEvent(BaseModel):
+    type: Type9
+    sequence_number: Annotated[int, Field(ge=0)]
+    item_id: str
+    output_index: Annotated[int, Field(ge=0)]
+    content_index: Annotated[int, Field(ge=0)]
+    delta: str
+    logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
+
+
+class Type10(StrEnum):
+    RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
+    RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
+
+
+class ResponseTextDoneEvent(BaseModel):
+    type: Type10
+    sequence_number: Annotated[int, Field(ge=0)]
+    item_id: str
+    output_index: Annotated[int, Field(ge=0)]
+    content_index: Annotated[int, Field(ge=0)]
+    text: str
+    logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
+
+
+class ResponseArgumentsDeltaEvent(BaseModel):
+    type: Literal['response.function_call_arguments.delta']
+    sequence_number: Annotated[int, Field(ge=0)]
+    item_id: str
+    output_index: Annotated[int, Field(ge=0)]
+    delta: str
+
+
+class ResponseArgumentsDoneEvent(BaseModel):
+    type: Literal['response.function_call_arguments.done']
+    sequence_number: Annotated[int, Field(ge=0)]
+    item_id: str
+    output_index: Annotated[int, Field(ge=0)]
+    name: str | None = None
+    arguments: str
+
+
+class ResponseErrorEvent(BaseModel):
+    """
+    A failure after the stream began.
+    """
+
+    type: Literal['error']
+    sequence_number: Annotated[int, Field(ge=0)]
+    code: str | None = None
+    message: str
+    param: str | None = None
+
+
 class ErrorResponse(BaseModel):
     """
     The error envelope used by every failing response.
@@ -1321,6 +1651,72 @@ class MessagesBlockDelta(
     RootModel[MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta]
 ):
     root: MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta
+
+
+class ResponseInputItem(BaseModel):
+    """
+    An input item: `message` (the default when `role` is given; `content` a string or
+    `input_text` / `output_text` parts; roles user, assistant, system, developer),
+    `function_call` (`call_id`, `name`, `arguments`), `function_call_output` (`call_id`,
+    `output`) or `reasoning` (`content` / `summary` text). Other types get 400.
+
+    """
+
+    type: str | None = None
+    id: str | None = None
+    status: str | None = None
+    role: Role2 | None = None
+    content: str | list[ResponseContentPart] | None = None
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+    output: str | list[ResponseContentPart] | None = None
+    summary: list[ResponseContentPart] | None = None
+    encrypted_content: str | None = None
+
+
+class ResponseToolChoice(RootModel[ResponseToolChoice1 | ResponseNamedToolChoice]):
+    root: ResponseToolChoice1 | ResponseNamedToolChoice
+    """
+    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    """
+
+
+class ResponseTextConfig(BaseModel):
+    format: ResponseTextFormat | None = None
+    verbosity: str | None = None
+
+
+class ResponseUsage(BaseModel):
+    input_tokens: int
+    input_tokens_details: ResponseInputTokensDetails
+    output_tokens: int
+    output_tokens_details: ResponseOutputTokensDetails
+    total_tokens: int
+
+
+class ResponseOutputMessage(BaseModel):
+    type: Literal['message']
+    id: str
+    status: Status3
+    role: Literal['assistant']
+    content: list[ResponseOutputText]
+
+
+class ResponseReasoningItem(BaseModel):
+    type: Literal['reasoning']
+    id: str
+    status: Status3 | None = None
+    summary: Annotated[list[dict[str, Any]], Field(max_length=0)]
+    content: list[ResponseReasoningText] | None = None
+
+
+class ResponseInputItemList(BaseModel):
+    object: Literal['list']
+    data: list[ResponseStoredInputItem]
+    first_id: str | None = None
+    last_id: str | None = None
+    has_more: bool
 
 
 class MessageContent(RootModel[str | list[ContentPart]]):
@@ -1524,6 +1920,95 @@ class MessagesContentBlockDeltaEvent(BaseModel):
     delta: MessagesBlockDelta
 
 
+class CreateResponseRequest(BaseModel):
+    """
+    A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
+    fields a server may not know. Sampling values win over server flags, as in chat.
+
+    """
+
+    model: str | None = None
+    """
+    Requested model id; the response names what ran.
+    """
+    input: str | list[ResponseInputItem] | None = None
+    """
+    A user message as a string, or a list of input items.
+    """
+    instructions: str | None = None
+    """
+    A system message placed first; not carried over by `previous_response_id`.
+    """
+    tools: list[ResponseTool] | None = None
+    """
+    Function tools. Other tool types get 400 naming the type.
+    """
+    tool_choice: ResponseToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    """
+    false limits the turn to at most one function call.
+    """
+    text: ResponseTextConfig | None = None
+    reasoning: ResponseReasoningConfig | None = None
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None
+    """
+    Output-token limit (reasoning included); reaching it makes the response `incomplete`.
+    """
+    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
+    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    seed: int | None = None
+    """
+    AFM extension. Same seed, same request, same machine -> same output.
+    """
+    store: bool | None = None
+    """
+    Keep the response for retrieval and `previous_response_id` (default true).
+    """
+    previous_response_id: str | None = None
+    """
+    A stored response whose conversation this one continues (404 if unknown).
+    """
+    metadata: Annotated[
+        dict[str, MetadataAdditionalProperty] | None, Field(max_length=16)
+    ] = None
+    stream: bool | None = None
+    """
+    Stream typed response events. 400 when the server runs with `--no-streaming`.
+    """
+    background: bool | None = None
+    """
+    Return the `queued` response at once and run it in the background (needs `store`).
+    """
+    truncation: Truncation | None = None
+    """
+    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
+    """
+    user: str | None = None
+    """
+    Accepted for client compatibility.
+    """
+    include: list[str] | None = None
+    """
+    Accepted for client compatibility; nothing extra is included.
+    """
+
+
+class ResponseOutputItem(
+    RootModel[ResponseOutputMessage | ResponseFunctionCall | ResponseReasoningItem]
+):
+    root: ResponseOutputMessage | ResponseFunctionCall | ResponseReasoningItem
+    """
+    An output item, told apart by `type`.
+    """
+
+
+class ResponseOutputItemEvent(BaseModel):
+    type: Type7
+    sequence_number: Annotated[int, Field(ge=0)]
+    output_index: Annotated[int, Field(ge=0)]
+    item: ResponseOutputItem
+
+
 class AssistantInputMessage(
     RootModel[AssistantContentMessage | AssistantToolCallsMessage]
 ):
@@ -1631,6 +2116,46 @@ class MessagesStreamEvent(
     """
     One event of a Messages stream, told apart by `type` (also its SSE event name).
     """
+
+
+class ResponseObject(BaseModel):
+    id: str
+    """
+    `resp_...`
+    """
+    object: Literal['response']
+    created_at: int
+    completed_at: int | None = None
+    status: Status2
+    background: bool | None = None
+    error: ResponseError | None = None
+    incomplete_details: ResponseIncompleteDetails | None = None
+    instructions: str | None = None
+    max_output_tokens: int | None = None
+    model: str
+    """
+    The model that actually ran.
+    """
+    output: list[ResponseOutputItem]
+    parallel_tool_calls: bool | None = None
+    previous_response_id: str | None = None
+    reasoning: Reasoning | None = None
+    store: bool | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    text: Text | None = None
+    tool_choice: ToolChoice2 | ResponseNamedToolChoice | None = None
+    tools: list[ResponseTool] | None = None
+    truncation: Truncation1 | None = None
+    usage: ResponseUsage | None = None
+    user: str | None = None
+    metadata: dict[str, str] | None = None
+
+
+class ResponseLifecycleEvent(BaseModel):
+    type: Type6
+    sequence_number: Annotated[int, Field(ge=0)]
+    response: ResponseObject
 
 
 class ChatMessage(
@@ -1751,6 +2276,33 @@ class MessagesCountTokensRequest(BaseModel):
     tools: list[MessagesTool] | None = None
     tool_choice: MessagesToolChoice | None = None
     thinking: MessagesThinkingConfig | None = None
+
+
+class ResponseStreamEvent(
+    RootModel[
+        ResponseLifecycleEvent
+        | ResponseOutputItemEvent
+        | ResponseContentPartEvent
+        | ResponseTextDeltaEvent
+        | ResponseTextDoneEvent
+        | ResponseArgumentsDeltaEvent
+        | ResponseArgumentsDoneEvent
+        | ResponseErrorEvent
+    ]
+):
+    root: (
+        ResponseLifecycleEvent
+        | ResponseOutputItemEvent
+        | ResponseContentPartEvent
+        | ResponseTextDeltaEvent
+        | ResponseTextDoneEvent
+        | ResponseArgumentsDeltaEvent
+        | ResponseArgumentsDoneEvent
+        | ResponseErrorEvent
+    )
+    """
+    One event of a streamed response, told apart by `type`.
+    """
 
 
 class ChatCompletionRequest(BaseModel):

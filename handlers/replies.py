@@ -39,20 +39,22 @@ def json_response(model: BaseModel | dict[str, Any], status: int = 200,
                         media_type="application/json")
 
 
-def sse_line(data: dict[str, Any] | str) -> bytes:
-    """One SSE event: ``data: <json>`` and a blank line."""
+def sse_line(data: dict[str, Any] | str, event: str | None = None) -> bytes:
+    """One SSE event: ``data: <json>`` (after ``event: <name>`` when named) and a blank line."""
     payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return f"data: {payload}\n\n".encode()
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {payload}\n\n".encode()
 
 
 def sse_response(events: AsyncIterator[dict[str, Any]],
-                 headers: dict[str, str] | None = None) -> StreamingResponse:
-    """An OpenAI-style SSE stream: each event as ``data:`` JSON, then ``data: [DONE]``."""
+                 headers: dict[str, str] | None = None, named: bool = False) -> StreamingResponse:
+    """An OpenAI-style SSE stream: each event as ``data:`` JSON, then ``data: [DONE]``;
+    ``named`` events also carry ``event: <their type>`` (the Responses API's framing)."""
 
     async def body() -> AsyncIterator[bytes]:
         try:
             async for event in events:
-                yield sse_line(event)
+                yield sse_line(event, event.get("type") if named else None)
             yield sse_line("[DONE]")
         finally:
             await events.aclose()  # type: ignore[attr-defined]

@@ -15,9 +15,10 @@ from generated.models import (
     BatchCompletionsRequest,
     ChatCompletionRequest,
     CompletionRequest,
+    CreateResponseRequest,
     EmbeddingRequest,
 )
-from serving import chat, completions, embeddings
+from serving import chat, completions, embeddings, responses
 from serving.chat import error_payload
 from serving.prepare import prepare
 
@@ -44,6 +45,9 @@ async def run_line(state: AppState, endpoint: str, body: dict[str, Any],
     if endpoint == "/v1/embeddings":
         payload, _ = await embeddings.embed(state, EmbeddingRequest.model_validate(body))
         return payload
+    if endpoint == "/v1/responses":
+        req = CreateResponseRequest.model_validate(dict(body, background=False))
+        return await responses.create(state, req, request_id, priority=BATCH_PRIORITY)
     raise InvalidRequest(f"Unsupported batch endpoint {endpoint}")
 
 

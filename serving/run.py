@@ -4,7 +4,7 @@ and collecting a whole generation for non-streamed replies."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from afm.errors import ApiError, ServiceUnavailable, server_busy
@@ -36,11 +36,12 @@ async def first_event(stream: AsyncIterator[GenerationEvent],
 
 @dataclass
 class Generated:
-    """A whole generation: its text, per-token logprobs and the final event."""
+    """A whole generation: its text, per-token logprobs, the final event and the token ids."""
 
     text: str
     logprobs: list[TokenLogprob]
     final: GenerationEvent
+    token_ids: list[int] = field(default_factory=list)
 
     @property
     def stats(self) -> GenerationStats:
@@ -59,9 +60,11 @@ async def generate_all(engine: ChatEngine, request: GenerationRequest,
         event = await first_event(stream, queue_timeout)
         text: list[str] = []
         logprobs: list[TokenLogprob] = []
+        token_ids: list[int] = []
         while True:
             text.append(event.text)
             logprobs.extend(event.logprobs)
+            token_ids.extend(event.token_ids)
             if event.finish_reason is not None:
                 break
             event = await anext(stream)
@@ -69,19 +72,20 @@ async def generate_all(engine: ChatEngine, request: GenerationRequest,
         await stream.aclose()
     if event.finish_reason == "error":
         raise ApiError(f"Generation failed: {event.error}")
-    return Generated("".join(text), logprobs, event)
+    return Generated("".join(text), logprobs, event, token_ids)
 
 
 @dataclass
 class Step:
     """What one engine event adds to a streamed reply: its raw text, the parsed deltas (when a
     parser is given), token logprobs and, on the last step, the final event (finish reason,
-    stats, error)."""
+    stats, error) and the step's token ids."""
 
     text: str
     deltas: list[Delta]
     logprobs: list[TokenLogprob]
     final: GenerationEvent | None = None
+    token_ids: list[int] = field(default_factory=list)
 
 
 class OpenedGeneration:
@@ -117,9 +121,9 @@ class OpenedGeneration:
             if event.finish_reason is not None:
                 if self._parser is not None:
                     deltas += self._parser.flush()
-                yield Step(text, deltas, event.logprobs, event)
+                yield Step(text, deltas, event.logprobs, event, event.token_ids)
                 return
-            yield Step(text, deltas, event.logprobs)
+            yield Step(text, deltas, event.logprobs, token_ids=event.token_ids)
             event = await anext(self._stream)
 
     async def aclose(self) -> None:

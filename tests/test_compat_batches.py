@@ -231,7 +231,7 @@ def test_create_errors(batch_server: LiveServer, sdk: openai.OpenAI) -> None:
         sdk.batches.create(input_file_id="file-nope", endpoint="/v1/chat/completions",
                            completion_window="24h")
     input_id = upload(sdk, [chat_line("a")])
-    for bad in ({"endpoint": "/v1/responses"}, {"endpoint": "/v1/audio/speech"},
+    for bad in ({"endpoint": "/v1/moderations"}, {"endpoint": "/v1/audio/speech"},
                 {"completion_window": "1h"}, {"metadata": {"k": 1}}):
         assert_envelope(httpx.post(url, json={**good, "input_file_id": input_id, **bad}),
                         400, "invalid_request_error")

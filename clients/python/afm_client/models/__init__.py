@@ -67,8 +67,15 @@ from .create_batch_request_metadata_type_0 import CreateBatchRequestMetadataType
 from .create_chat_completion_xafm_profile import CreateChatCompletionXAFMProfile
 from .create_file_request import CreateFileRequest
 from .create_file_request_purpose import CreateFileRequestPurpose
+from .create_response_request import CreateResponseRequest
+from .create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
+from .create_response_request_truncation_type_1 import CreateResponseRequestTruncationType1
+from .create_response_request_truncation_type_2_type_1 import CreateResponseRequestTruncationType2Type1
+from .create_response_request_truncation_type_3_type_1 import CreateResponseRequestTruncationType3Type1
 from .deleted_file import DeletedFile
 from .deleted_file_object import DeletedFileObject
+from .deleted_response import DeletedResponse
+from .deleted_response_object import DeletedResponseObject
 from .detokenize_request import DetokenizeRequest
 from .detokenize_response import DetokenizeResponse
 from .embedding import Embedding
@@ -100,6 +107,7 @@ from .image_content_part_type import ImageContentPartType
 from .json_schema_format import JsonSchemaFormat
 from .json_schema_format_schema import JsonSchemaFormatSchema
 from .list_files_order import ListFilesOrder
+from .list_response_input_items_order import ListResponseInputItemsOrder
 from .messages_cache_control_type_0 import MessagesCacheControlType0
 from .messages_cache_control_type_0_ttl import MessagesCacheControlType0Ttl
 from .messages_cache_control_type_0_type import MessagesCacheControlType0Type
@@ -182,12 +190,83 @@ from .ocr_request_mode import OcrRequestMode
 from .ocr_request_recognition_level import OcrRequestRecognitionLevel
 from .ocr_result import OcrResult
 from .ocr_result_lines_item import OcrResultLinesItem
+from .response_arguments_delta_event import ResponseArgumentsDeltaEvent
+from .response_arguments_delta_event_type import ResponseArgumentsDeltaEventType
+from .response_arguments_done_event import ResponseArgumentsDoneEvent
+from .response_arguments_done_event_type import ResponseArgumentsDoneEventType
+from .response_content_part import ResponseContentPart
+from .response_content_part_event import ResponseContentPartEvent
+from .response_content_part_event_type import ResponseContentPartEventType
+from .response_error_event import ResponseErrorEvent
+from .response_error_event_type import ResponseErrorEventType
+from .response_error_type_0 import ResponseErrorType0
 from .response_format_json_object import ResponseFormatJsonObject
 from .response_format_json_object_type import ResponseFormatJsonObjectType
 from .response_format_json_schema import ResponseFormatJsonSchema
 from .response_format_json_schema_type import ResponseFormatJsonSchemaType
 from .response_format_text import ResponseFormatText
 from .response_format_text_type import ResponseFormatTextType
+from .response_function_call import ResponseFunctionCall
+from .response_function_call_status import ResponseFunctionCallStatus
+from .response_function_call_type import ResponseFunctionCallType
+from .response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
+from .response_incomplete_details_type_0_reason import ResponseIncompleteDetailsType0Reason
+from .response_input_item import ResponseInputItem
+from .response_input_item_list import ResponseInputItemList
+from .response_input_item_list_object import ResponseInputItemListObject
+from .response_input_item_role import ResponseInputItemRole
+from .response_input_tokens_details import ResponseInputTokensDetails
+from .response_lifecycle_event import ResponseLifecycleEvent
+from .response_lifecycle_event_type import ResponseLifecycleEventType
+from .response_named_tool_choice import ResponseNamedToolChoice
+from .response_object import ResponseObject
+from .response_object_metadata_type_0 import ResponseObjectMetadataType0
+from .response_object_object import ResponseObjectObject
+from .response_object_reasoning_type_0 import ResponseObjectReasoningType0
+from .response_object_status import ResponseObjectStatus
+from .response_object_text import ResponseObjectText
+from .response_object_tool_choice_type_0 import ResponseObjectToolChoiceType0
+from .response_object_truncation import ResponseObjectTruncation
+from .response_output_item_event import ResponseOutputItemEvent
+from .response_output_item_event_type import ResponseOutputItemEventType
+from .response_output_message import ResponseOutputMessage
+from .response_output_message_role import ResponseOutputMessageRole
+from .response_output_message_status import ResponseOutputMessageStatus
+from .response_output_message_type import ResponseOutputMessageType
+from .response_output_text import ResponseOutputText
+from .response_output_text_annotations_item import ResponseOutputTextAnnotationsItem
+from .response_output_text_logprobs_item import ResponseOutputTextLogprobsItem
+from .response_output_text_type import ResponseOutputTextType
+from .response_output_tokens_details import ResponseOutputTokensDetails
+from .response_reasoning_config_type_0 import ResponseReasoningConfigType0
+from .response_reasoning_config_type_0_effort_type_1 import ResponseReasoningConfigType0EffortType1
+from .response_reasoning_config_type_0_effort_type_2_type_1 import ResponseReasoningConfigType0EffortType2Type1
+from .response_reasoning_config_type_0_effort_type_3_type_1 import ResponseReasoningConfigType0EffortType3Type1
+from .response_reasoning_item import ResponseReasoningItem
+from .response_reasoning_item_status import ResponseReasoningItemStatus
+from .response_reasoning_item_summary_item import ResponseReasoningItemSummaryItem
+from .response_reasoning_item_type import ResponseReasoningItemType
+from .response_reasoning_text import ResponseReasoningText
+from .response_reasoning_text_type import ResponseReasoningTextType
+from .response_stored_input_item import ResponseStoredInputItem
+from .response_stored_input_item_role import ResponseStoredInputItemRole
+from .response_stored_input_item_type import ResponseStoredInputItemType
+from .response_text_config_type_0 import ResponseTextConfigType0
+from .response_text_delta_event import ResponseTextDeltaEvent
+from .response_text_delta_event_logprobs_item import ResponseTextDeltaEventLogprobsItem
+from .response_text_delta_event_type import ResponseTextDeltaEventType
+from .response_text_done_event import ResponseTextDoneEvent
+from .response_text_done_event_logprobs_item import ResponseTextDoneEventLogprobsItem
+from .response_text_done_event_type import ResponseTextDoneEventType
+from .response_text_format import ResponseTextFormat
+from .response_text_format_schema import ResponseTextFormatSchema
+from .response_text_format_type import ResponseTextFormatType
+from .response_tool import ResponseTool
+from .response_tool_choice_type_0_type_1 import ResponseToolChoiceType0Type1
+from .response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Type2Type1
+from .response_tool_choice_type_0_type_3_type_1 import ResponseToolChoiceType0Type3Type1
+from .response_tool_parameters_type_0 import ResponseToolParametersType0
+from .response_usage_type_0 import ResponseUsageType0
 from .speech_request import SpeechRequest
 from .speech_request_response_format import SpeechRequestResponseFormat
 from .sse_event import SSEEvent
@@ -297,8 +376,15 @@ __all__ = (
     "CreateChatCompletionXAFMProfile",
     "CreateFileRequest",
     "CreateFileRequestPurpose",
+    "CreateResponseRequest",
+    "CreateResponseRequestMetadataType0",
+    "CreateResponseRequestTruncationType1",
+    "CreateResponseRequestTruncationType2Type1",
+    "CreateResponseRequestTruncationType3Type1",
     "DeletedFile",
     "DeletedFileObject",
+    "DeletedResponse",
+    "DeletedResponseObject",
     "DetokenizeRequest",
     "DetokenizeResponse",
     "Embedding",
@@ -330,6 +416,7 @@ __all__ = (
     "JsonSchemaFormat",
     "JsonSchemaFormatSchema",
     "ListFilesOrder",
+    "ListResponseInputItemsOrder",
     "MessagesCacheControlType0",
     "MessagesCacheControlType0Ttl",
     "MessagesCacheControlType0Type",
@@ -412,12 +499,83 @@ __all__ = (
     "OcrRequestRecognitionLevel",
     "OcrResult",
     "OcrResultLinesItem",
+    "ResponseArgumentsDeltaEvent",
+    "ResponseArgumentsDeltaEventType",
+    "ResponseArgumentsDoneEvent",
+    "ResponseArgumentsDoneEventType",
+    "ResponseContentPart",
+    "ResponseContentPartEvent",
+    "ResponseContentPartEventType",
+    "ResponseErrorEvent",
+    "ResponseErrorEventType",
+    "ResponseErrorType0",
     "ResponseFormatJsonObject",
     "ResponseFormatJsonObjectType",
     "ResponseFormatJsonSchema",
     "ResponseFormatJsonSchemaType",
     "ResponseFormatText",
     "ResponseFormatTextType",
+    "ResponseFunctionCall",
+    "ResponseFunctionCallStatus",
+    "ResponseFunctionCallType",
+    "ResponseIncompleteDetailsType0",
+    "ResponseIncompleteDetailsType0Reason",
+    "ResponseInputItem",
+    "ResponseInputItemList",
+    "ResponseInputItemListObject",
+    "ResponseInputItemRole",
+    "ResponseInputTokensDetails",
+    "ResponseLifecycleEvent",
+    "ResponseLifecycleEventType",
+    "ResponseNamedToolChoice",
+    "ResponseObject",
+    "ResponseObjectMetadataType0",
+    "ResponseObjectObject",
+    "ResponseObjectReasoningType0",
+    "ResponseObjectStatus",
+    "ResponseObjectText",
+    "ResponseObjectToolChoiceType0",
+    "ResponseObjectTruncation",
+    "ResponseOutputItemEvent",
+    "ResponseOutputItemEventType",
+    "ResponseOutputMessage",
+    "ResponseOutputMessageRole",
+    "ResponseOutputMessageStatus",
+    "ResponseOutputMessageType",
+    "ResponseOutputText",
+    "ResponseOutputTextAnnotationsItem",
+    "ResponseOutputTextLogprobsItem",
+    "ResponseOutputTextType",
+    "ResponseOutputTokensDetails",
+    "ResponseReasoningConfigType0",
+    "ResponseReasoningConfigType0EffortType1",
+    "ResponseReasoningConfigType0EffortType2Type1",
+    "ResponseReasoningConfigType0EffortType3Type1",
+    "ResponseReasoningItem",
+    "ResponseReasoningItemStatus",
+    "ResponseReasoningItemSummaryItem",
+    "ResponseReasoningItemType",
+    "ResponseReasoningText",
+    "ResponseReasoningTextType",
+    "ResponseStoredInputItem",
+    "ResponseStoredInputItemRole",
+    "ResponseStoredInputItemType",
+    "ResponseTextConfigType0",
+    "ResponseTextDeltaEvent",
+    "ResponseTextDeltaEventLogprobsItem",
+    "ResponseTextDeltaEventType",
+    "ResponseTextDoneEvent",
+    "ResponseTextDoneEventLogprobsItem",
+    "ResponseTextDoneEventType",
+    "ResponseTextFormat",
+    "ResponseTextFormatSchema",
+    "ResponseTextFormatType",
+    "ResponseTool",
+    "ResponseToolChoiceType0Type1",
+    "ResponseToolChoiceType0Type2Type1",
+    "ResponseToolChoiceType0Type3Type1",
+    "ResponseToolParametersType0",
+    "ResponseUsageType0",
     "SpeechRequest",
     "SpeechRequestResponseFormat",
     "SSEEvent",

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
-import type { CancelBatchData, CancelBatchErrors, CancelBatchResponses, CancelChatCompletionData, CancelChatCompletionErrors, CancelChatCompletionResponses, CountMessageTokensData, CountMessageTokensErrors, CountMessageTokensResponses, CountTokensData, CountTokensErrors, CountTokensResponses, CreateBatchCompletionsData, CreateBatchCompletionsErrors, CreateBatchCompletionsResponse, CreateBatchCompletionsResponses, CreateBatchData, CreateBatchErrors, CreateBatchResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateCompletionData, CreateCompletionErrors, CreateCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateFileData, CreateFileErrors, CreateFileResponses, CreateMessageData, CreateMessageErrors, CreateMessageResponses, CreateOcrData, CreateOcrErrors, CreateOcrResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteFileData, DeleteFileErrors, DeleteFileResponses, DetokenizeData, DetokenizeErrors, DetokenizeResponses, DownloadFileData, DownloadFileErrors, DownloadFileResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, ListBatchesData, ListBatchesErrors, ListBatchesResponses, ListFilesData, ListFilesErrors, ListFilesResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListVoicesData, ListVoicesErrors, ListVoicesResponses, RetrieveBatchData, RetrieveBatchErrors, RetrieveBatchResponses, RetrieveFileData, RetrieveFileErrors, RetrieveFileResponses, RetrieveModelData, RetrieveModelErrors, RetrieveModelResponses, TokenizeData, TokenizeErrors, TokenizeResponses } from './types.gen.js';
+import type { CancelBatchData, CancelBatchErrors, CancelBatchResponses, CancelChatCompletionData, CancelChatCompletionErrors, CancelChatCompletionResponses, CancelResponseData, CancelResponseErrors, CancelResponseResponses, CountMessageTokensData, CountMessageTokensErrors, CountMessageTokensResponses, CountTokensData, CountTokensErrors, CountTokensResponses, CreateBatchCompletionsData, CreateBatchCompletionsErrors, CreateBatchCompletionsResponse, CreateBatchCompletionsResponses, CreateBatchData, CreateBatchErrors, CreateBatchResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateCompletionData, CreateCompletionErrors, CreateCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateFileData, CreateFileErrors, CreateFileResponses, CreateMessageData, CreateMessageErrors, CreateMessageResponses, CreateOcrData, CreateOcrErrors, CreateOcrResponses, CreateResponseData, CreateResponseErrors, CreateResponseResponses, CreateSpeechData, CreateSpeechErrors, CreateSpeechResponses, CreateTranscriptionData, CreateTranscriptionErrors, CreateTranscriptionResponses, DeleteFileData, DeleteFileErrors, DeleteFileResponses, DeleteResponseData, DeleteResponseErrors, DeleteResponseResponses, DetokenizeData, DetokenizeErrors, DetokenizeResponses, DownloadFileData, DownloadFileErrors, DownloadFileResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, ListBatchesData, ListBatchesErrors, ListBatchesResponses, ListFilesData, ListFilesErrors, ListFilesResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListResponseInputItemsData, ListResponseInputItemsErrors, ListResponseInputItemsResponses, ListVoicesData, ListVoicesErrors, ListVoicesResponses, RetrieveBatchData, RetrieveBatchErrors, RetrieveBatchResponses, RetrieveFileData, RetrieveFileErrors, RetrieveFileResponses, RetrieveModelData, RetrieveModelErrors, RetrieveModelResponses, RetrieveResponseData, RetrieveResponseErrors, RetrieveResponseResponses, TokenizeData, TokenizeErrors, TokenizeResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -104,6 +104,69 @@ export const createCompletion = <ThrowOnError extends boolean = false>(options: 
         ...options.headers
     }
 });
+
+/**
+ * Create a model response
+ *
+ * OpenAI's Responses API on the same engine as chat completions. `input` is a string or a
+ * list of items (`message`, `function_call`, `function_call_output`, `reasoning`);
+ * `previous_response_id` continues a stored response's conversation (its input and output
+ * items), reusing the prefix cache so only the new tokens are prefilled. Responses are
+ * stored durably unless `store` is false. `text.format` (`json_object`, `json_schema`) and
+ * function tools are enforced by the grammar engine as in chat completions.
+ *
+ * With `stream: true` the reply is a `text/event-stream` of typed events, each with an
+ * increasing `sequence_number`: `response.created`, `response.in_progress`, output items
+ * (`response.output_item.added`, content parts, text / reasoning / function-call argument
+ * deltas and their `.done` events, `response.output_item.done`), then one of
+ * `response.completed`, `response.incomplete` or `response.failed`; a failure after the
+ * stream began is an `error` event. The stream ends with `data: [DONE]`.
+ *
+ * With `background: true` (needs `store`) the reply is the `queued` response at once; poll
+ * `GET /v1/responses/{response_id}` and cancel with `POST .../cancel`.
+ *
+ * Tool types this server cannot run (web_search, file_search, code_interpreter, computer
+ * use, mcp, image generation...) and image or file input parts get 400 naming the type.
+ *
+ */
+export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
+    url: '/v1/responses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a stored response
+ *
+ * Removes the response and its input items; a running background response is cancelled first. 404 for unknown ids.
+ */
+export const deleteResponse = <ThrowOnError extends boolean = false>(options: Options<DeleteResponseData, ThrowOnError>) => (options.client ?? client).delete<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError>({ url: '/v1/responses/{response_id}', ...options });
+
+/**
+ * Retrieve a stored response
+ *
+ * The stored response (for a background one, its current status); 404 for unknown, deleted or unstored (`store` false) ids.
+ */
+export const retrieveResponse = <ThrowOnError extends boolean = false>(options: Options<RetrieveResponseData, ThrowOnError>) => (options.client ?? client).get<RetrieveResponseResponses, RetrieveResponseErrors, ThrowOnError>({ url: '/v1/responses/{response_id}', ...options });
+
+/**
+ * List a response's input items
+ *
+ * The items the response was created with (not those of earlier responses), paginated with `after`, `limit` and `order` (`desc` by default).
+ */
+export const listResponseInputItems = <ThrowOnError extends boolean = false>(options: Options<ListResponseInputItemsData, ThrowOnError>) => (options.client ?? client).get<ListResponseInputItemsResponses, ListResponseInputItemsErrors, ThrowOnError>({ url: '/v1/responses/{response_id}/input_items', ...options });
+
+/**
+ * Cancel a background response
+ *
+ * Stops a `queued` or `in_progress` background response; it becomes `cancelled`. A
+ * response already finished is returned as is; one created without `background` gets 400.
+ *
+ */
+export const cancelResponse = <ThrowOnError extends boolean = false>(options: Options<CancelResponseData, ThrowOnError>) => (options.client ?? client).post<CancelResponseResponses, CancelResponseErrors, ThrowOnError>({ url: '/v1/responses/{response_id}/cancel', ...options });
 
 /**
  * Create embeddings

@@ -934,7 +934,7 @@ export type DeletedFile = {
 
 export type CreateBatchRequest = {
     input_file_id: string;
-    endpoint: '/v1/chat/completions' | '/v1/completions' | '/v1/embeddings';
+    endpoint: '/v1/chat/completions' | '/v1/completions' | '/v1/embeddings' | '/v1/responses';
     completion_window: '24h';
     metadata?: {
         [key: string]: string;
@@ -1431,6 +1431,397 @@ export type MessagesErrorResponse = {
 };
 
 /**
+ * A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
+ * fields a server may not know. Sampling values win over server flags, as in chat.
+ *
+ */
+export type CreateResponseRequest = {
+    /**
+     * Requested model id; the response names what ran.
+     */
+    model?: string;
+    /**
+     * A user message as a string, or a list of input items.
+     */
+    input?: string | Array<ResponseInputItem>;
+    /**
+     * A system message placed first; not carried over by `previous_response_id`.
+     */
+    instructions?: string | null;
+    /**
+     * Function tools. Other tool types get 400 naming the type.
+     */
+    tools?: Array<ResponseTool> | null;
+    tool_choice?: ResponseToolChoice;
+    /**
+     * false limits the turn to at most one function call.
+     */
+    parallel_tool_calls?: boolean | null;
+    text?: ResponseTextConfig;
+    reasoning?: ResponseReasoningConfig;
+    /**
+     * Output-token limit (reasoning included); reaching it makes the response `incomplete`.
+     */
+    max_output_tokens?: number | null;
+    temperature?: number | null;
+    top_p?: number | null;
+    /**
+     * AFM extension. Same seed, same request, same machine -> same output.
+     */
+    seed?: number | null;
+    /**
+     * Keep the response for retrieval and `previous_response_id` (default true).
+     */
+    store?: boolean | null;
+    /**
+     * A stored response whose conversation this one continues (404 if unknown).
+     */
+    previous_response_id?: string | null;
+    metadata?: {
+        [key: string]: string;
+    } | null;
+    /**
+     * Stream typed response events. 400 when the server runs with `--no-streaming`.
+     */
+    stream?: boolean | null;
+    /**
+     * Return the `queued` response at once and run it in the background (needs `store`).
+     */
+    background?: boolean | null;
+    /**
+     * `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
+     */
+    truncation?: 'auto' | 'disabled' | null;
+    /**
+     * Accepted for client compatibility.
+     */
+    user?: string | null;
+    /**
+     * Accepted for client compatibility; nothing extra is included.
+     */
+    include?: Array<string> | null;
+};
+
+/**
+ * An input item: `message` (the default when `role` is given; `content` a string or
+ * `input_text` / `output_text` parts; roles user, assistant, system, developer),
+ * `function_call` (`call_id`, `name`, `arguments`), `function_call_output` (`call_id`,
+ * `output`) or `reasoning` (`content` / `summary` text). Other types get 400.
+ *
+ */
+export type ResponseInputItem = {
+    type?: string;
+    id?: string | null;
+    status?: string | null;
+    role?: 'user' | 'assistant' | 'system' | 'developer';
+    content?: string | Array<ResponseContentPart>;
+    call_id?: string;
+    name?: string;
+    arguments?: string;
+    output?: string | Array<ResponseContentPart>;
+    summary?: Array<ResponseContentPart>;
+    encrypted_content?: string | null;
+};
+
+/**
+ * A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
+ */
+export type ResponseContentPart = {
+    type: string;
+    text?: string;
+};
+
+/**
+ * A function tool (`name`, `parameters`, `strict`). Other types get 400 naming the type.
+ */
+export type ResponseTool = {
+    type: string;
+    name?: string;
+    description?: string | null;
+    /**
+     * JSON Schema of the arguments object.
+     */
+    parameters?: {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Arguments must validate against `parameters`; enforced by the grammar engine.
+     */
+    strict?: boolean | null;
+};
+
+/**
+ * `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+ */
+export type ResponseToolChoice = 'none' | 'auto' | 'required' | null | ResponseNamedToolChoice;
+
+export type ResponseNamedToolChoice = {
+    type: string;
+    name?: string;
+};
+
+export type ResponseTextConfig = {
+    format?: ResponseTextFormat;
+    verbosity?: string | null;
+} | null;
+
+/**
+ * `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar engine is disabled.
+ */
+export type ResponseTextFormat = {
+    type: 'text' | 'json_object' | 'json_schema';
+    name?: string;
+    description?: string | null;
+    /**
+     * The JSON Schema the text must satisfy.
+     */
+    schema?: {
+        [key: string]: unknown;
+    };
+    strict?: boolean | null;
+};
+
+export type ResponseReasoningConfig = {
+    /**
+     * Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
+     */
+    effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'max' | null;
+    /**
+     * Accepted for client compatibility; reasoning is returned as reasoning text.
+     */
+    summary?: string | null;
+} | null;
+
+export type ResponseObject = {
+    /**
+     * `resp_...`
+     */
+    id: string;
+    object: 'response';
+    created_at: number;
+    completed_at?: number | null;
+    status: 'completed' | 'incomplete' | 'in_progress' | 'queued' | 'cancelled' | 'failed';
+    background?: boolean | null;
+    error?: ResponseError;
+    incomplete_details?: ResponseIncompleteDetails;
+    instructions?: string | null;
+    max_output_tokens?: number | null;
+    /**
+     * The model that actually ran.
+     */
+    model: string;
+    output: Array<ResponseOutputItem>;
+    parallel_tool_calls?: boolean;
+    previous_response_id?: string | null;
+    reasoning?: {
+        effort?: string | null;
+        summary?: string | null;
+    } | null;
+    store?: boolean;
+    temperature?: number | null;
+    top_p?: number | null;
+    text?: {
+        format?: ResponseTextFormat;
+    };
+    tool_choice?: 'none' | 'auto' | 'required' | ResponseNamedToolChoice;
+    tools?: Array<ResponseTool>;
+    truncation?: 'auto' | 'disabled';
+    usage?: ResponseUsage;
+    user?: string | null;
+    metadata?: {
+        [key: string]: string;
+    } | null;
+};
+
+export type ResponseError = {
+    code: string;
+    message: string;
+} | null;
+
+export type ResponseIncompleteDetails = {
+    reason: 'max_output_tokens' | 'content_filter';
+} | null;
+
+export type ResponseUsage = {
+    input_tokens: number;
+    input_tokens_details: ResponseInputTokensDetails;
+    output_tokens: number;
+    output_tokens_details: ResponseOutputTokensDetails;
+    total_tokens: number;
+} | null;
+
+export type ResponseInputTokensDetails = {
+    /**
+     * Input tokens served from the prefix cache.
+     */
+    cached_tokens: number;
+};
+
+export type ResponseOutputTokensDetails = {
+    reasoning_tokens: number;
+};
+
+/**
+ * An output item, told apart by `type`.
+ */
+export type ResponseOutputItem = ResponseOutputMessage | ResponseFunctionCall | ResponseReasoningItem;
+
+export type ResponseOutputMessage = {
+    type: 'message';
+    id: string;
+    status: 'in_progress' | 'completed' | 'incomplete';
+    role: 'assistant';
+    content: Array<ResponseOutputText>;
+};
+
+export type ResponseOutputText = {
+    type: 'output_text';
+    text: string;
+    annotations: Array<{
+        [key: string]: unknown;
+    }>;
+    logprobs?: Array<{
+        [key: string]: unknown;
+    }>;
+};
+
+export type ResponseFunctionCall = {
+    type: 'function_call';
+    id: string;
+    call_id: string;
+    name: string;
+    /**
+     * The arguments as a JSON string.
+     */
+    arguments: string;
+    status: 'in_progress' | 'completed' | 'incomplete';
+};
+
+export type ResponseReasoningItem = {
+    type: 'reasoning';
+    id: string;
+    status?: 'in_progress' | 'completed' | 'incomplete';
+    summary: Array<{
+        [key: string]: unknown;
+    }>;
+    content?: Array<ResponseReasoningText>;
+};
+
+export type ResponseReasoningText = {
+    type: 'reasoning_text';
+    text: string;
+};
+
+export type DeletedResponse = {
+    id: string;
+    object: 'response';
+    deleted: boolean;
+};
+
+export type ResponseInputItemList = {
+    object: 'list';
+    data: Array<ResponseStoredInputItem>;
+    first_id?: string | null;
+    last_id?: string | null;
+    has_more: boolean;
+};
+
+/**
+ * An input item as stored, with an id (`msg_...`, `fc_...`, `fco_...`, `rs_...`).
+ */
+export type ResponseStoredInputItem = {
+    id: string;
+    type: 'message' | 'function_call' | 'function_call_output' | 'reasoning';
+    status?: string | null;
+    role?: 'user' | 'assistant' | 'system' | 'developer';
+    content?: Array<ResponseContentPart>;
+    call_id?: string;
+    name?: string;
+    arguments?: string;
+    output?: string;
+    summary?: Array<ResponseContentPart>;
+};
+
+/**
+ * One event of a streamed response, told apart by `type`.
+ */
+export type ResponseStreamEvent = ResponseLifecycleEvent | ResponseOutputItemEvent | ResponseContentPartEvent | ResponseTextDeltaEvent | ResponseTextDoneEvent | ResponseArgumentsDeltaEvent | ResponseArgumentsDoneEvent | ResponseErrorEvent;
+
+export type ResponseLifecycleEvent = {
+    type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed' | 'response.queued';
+    sequence_number: number;
+    response: ResponseObject;
+};
+
+export type ResponseOutputItemEvent = {
+    type: 'response.output_item.added' | 'response.output_item.done';
+    sequence_number: number;
+    output_index: number;
+    item: ResponseOutputItem;
+};
+
+export type ResponseContentPartEvent = {
+    type: 'response.content_part.added' | 'response.content_part.done' | 'response.reasoning_part.added' | 'response.reasoning_part.done';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    content_index: number;
+    part: ResponseOutputText | ResponseReasoningText;
+};
+
+export type ResponseTextDeltaEvent = {
+    type: 'response.output_text.delta' | 'response.reasoning_text.delta';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    content_index: number;
+    delta: string;
+    logprobs?: Array<{
+        [key: string]: unknown;
+    }>;
+};
+
+export type ResponseTextDoneEvent = {
+    type: 'response.output_text.done' | 'response.reasoning_text.done';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    content_index: number;
+    text: string;
+    logprobs?: Array<{
+        [key: string]: unknown;
+    }>;
+};
+
+export type ResponseArgumentsDeltaEvent = {
+    type: 'response.function_call_arguments.delta';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    delta: string;
+};
+
+export type ResponseArgumentsDoneEvent = {
+    type: 'response.function_call_arguments.done';
+    sequence_number: number;
+    item_id: string;
+    output_index: number;
+    name?: string;
+    arguments: string;
+};
+
+/**
+ * A failure after the stream began.
+ */
+export type ResponseErrorEvent = {
+    type: 'error';
+    sequence_number: number;
+    code?: string | null;
+    message: string;
+    param?: string | null;
+};
+
+/**
  * Correlation id; echoed on the response and used by the cancel operation.
  */
 export type XRequestIdIn = string;
@@ -1686,6 +2077,224 @@ export type CreateCompletionResponses = {
 };
 
 export type CreateCompletionResponse = CreateCompletionResponses[keyof CreateCompletionResponses];
+
+export type CreateResponseData = {
+    body: CreateResponseRequest;
+    headers?: {
+        /**
+         * Correlation id; echoed on the response and used by the cancel operation.
+         */
+        'X-Request-ID'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/responses';
+};
+
+export type CreateResponseErrors = {
+    /**
+     * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
+     */
+    400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
+     * The body exceeds this route's limit (`payload_too_large`).
+     */
+    413: ErrorResponse;
+    /**
+     * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
+     */
+    500: ErrorResponse;
+    /**
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
+     * `vision_unavailable` or `embedding_error`. Classify by type.
+     *
+     */
+    503: ErrorResponse;
+};
+
+export type CreateResponseError = CreateResponseErrors[keyof CreateResponseErrors];
+
+export type CreateResponseResponses = {
+    /**
+     * The response, or an SSE stream of response events when `stream` is true.
+     */
+    200: ResponseObject;
+};
+
+export type CreateResponseResponse = CreateResponseResponses[keyof CreateResponseResponses];
+
+export type DeleteResponseData = {
+    body?: never;
+    path: {
+        /**
+         * A response id (`resp_...`).
+         */
+        response_id: string;
+    };
+    query?: never;
+    url: '/v1/responses/{response_id}';
+};
+
+export type DeleteResponseErrors = {
+    /**
+     * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
+     */
+    400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
+     * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
+     */
+    500: ErrorResponse;
+};
+
+export type DeleteResponseError = DeleteResponseErrors[keyof DeleteResponseErrors];
+
+export type DeleteResponseResponses = {
+    /**
+     * Deleted.
+     */
+    200: DeletedResponse;
+};
+
+export type DeleteResponseResponse = DeleteResponseResponses[keyof DeleteResponseResponses];
+
+export type RetrieveResponseData = {
+    body?: never;
+    path: {
+        /**
+         * A response id (`resp_...`).
+         */
+        response_id: string;
+    };
+    query?: never;
+    url: '/v1/responses/{response_id}';
+};
+
+export type RetrieveResponseErrors = {
+    /**
+     * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
+     */
+    400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
+     * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
+     */
+    500: ErrorResponse;
+};
+
+export type RetrieveResponseError = RetrieveResponseErrors[keyof RetrieveResponseErrors];
+
+export type RetrieveResponseResponses = {
+    /**
+     * The response.
+     */
+    200: ResponseObject;
+};
+
+export type RetrieveResponseResponse = RetrieveResponseResponses[keyof RetrieveResponseResponses];
+
+export type ListResponseInputItemsData = {
+    body?: never;
+    path: {
+        /**
+         * A response id (`resp_...`).
+         */
+        response_id: string;
+    };
+    query?: {
+        /**
+         * An item id; the page starts after it. An unknown id gets 404.
+         */
+        after?: string;
+        /**
+         * Page size.
+         */
+        limit?: number;
+        /**
+         * `asc` (input order) or `desc`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * Accepted for client compatibility; nothing extra is included.
+         */
+        include?: Array<string>;
+    };
+    url: '/v1/responses/{response_id}/input_items';
+};
+
+export type ListResponseInputItemsErrors = {
+    /**
+     * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
+     */
+    400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
+     * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
+     */
+    500: ErrorResponse;
+};
+
+export type ListResponseInputItemsError = ListResponseInputItemsErrors[keyof ListResponseInputItemsErrors];
+
+export type ListResponseInputItemsResponses = {
+    /**
+     * A page of input items.
+     */
+    200: ResponseInputItemList;
+};
+
+export type ListResponseInputItemsResponse = ListResponseInputItemsResponses[keyof ListResponseInputItemsResponses];
+
+export type CancelResponseData = {
+    body?: never;
+    path: {
+        /**
+         * A response id (`resp_...`).
+         */
+        response_id: string;
+    };
+    query?: never;
+    url: '/v1/responses/{response_id}/cancel';
+};
+
+export type CancelResponseErrors = {
+    /**
+     * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
+     */
+    400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
+     * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
+     */
+    500: ErrorResponse;
+};
+
+export type CancelResponseError = CancelResponseErrors[keyof CancelResponseErrors];
+
+export type CancelResponseResponses = {
+    /**
+     * The response, `cancelled` or finished.
+     */
+    200: ResponseObject;
+};
+
+export type CancelResponseResponse = CancelResponseResponses[keyof CancelResponseResponses];
 
 export type CreateEmbeddingData = {
     body: EmbeddingRequest;

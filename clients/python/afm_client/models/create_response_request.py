@@ -1,0 +1,669 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.create_response_request_truncation_type_1 import CreateResponseRequestTruncationType1
+from ..models.create_response_request_truncation_type_2_type_1 import CreateResponseRequestTruncationType2Type1
+from ..models.create_response_request_truncation_type_3_type_1 import CreateResponseRequestTruncationType3Type1
+from ..models.response_tool_choice_type_0_type_1 import ResponseToolChoiceType0Type1
+from ..models.response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Type2Type1
+from ..models.response_tool_choice_type_0_type_3_type_1 import ResponseToolChoiceType0Type3Type1
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
+    from ..models.response_input_item import ResponseInputItem
+    from ..models.response_named_tool_choice import ResponseNamedToolChoice
+    from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0
+    from ..models.response_text_config_type_0 import ResponseTextConfigType0
+    from ..models.response_tool import ResponseTool
+
+
+T = TypeVar("T", bound="CreateResponseRequest")
+
+
+@_attrs_define
+class CreateResponseRequest:
+    """A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
+    fields a server may not know. Sampling values win over server flags, as in chat.
+
+        Attributes:
+            model (str | Unset): Requested model id; the response names what ran.
+            input_ (list[ResponseInputItem] | str | Unset): A user message as a string, or a list of input items.
+            instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
+            tools (list[ResponseTool] | None | Unset): Function tools. Other tool types get 400 naming the type.
+            tool_choice (None | ResponseNamedToolChoice | ResponseToolChoiceType0Type1 | ResponseToolChoiceType0Type2Type1 |
+                ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, or `{"type": "function", "name": ...}`
+                (the name must be among `tools`).
+            parallel_tool_calls (bool | None | Unset): false limits the turn to at most one function call.
+            text (None | ResponseTextConfigType0 | Unset):
+            reasoning (None | ResponseReasoningConfigType0 | Unset):
+            max_output_tokens (int | None | Unset): Output-token limit (reasoning included); reaching it makes the response
+                `incomplete`.
+            temperature (float | None | Unset):
+            top_p (float | None | Unset):
+            seed (int | None | Unset): AFM extension. Same seed, same request, same machine -> same output.
+            store (bool | None | Unset): Keep the response for retrieval and `previous_response_id` (default true).
+            previous_response_id (None | str | Unset): A stored response whose conversation this one continues (404 if
+                unknown).
+            metadata (CreateResponseRequestMetadataType0 | None | Unset):
+            stream (bool | None | Unset): Stream typed response events. 400 when the server runs with `--no-streaming`.
+            background (bool | None | Unset): Return the `queued` response at once and run it in the background (needs
+                `store`).
+            truncation (CreateResponseRequestTruncationType1 | CreateResponseRequestTruncationType2Type1 |
+                CreateResponseRequestTruncationType3Type1 | None | Unset): `disabled` (default): a prompt over the context
+                window is a 400. `auto` drops the oldest conversation items until it fits.
+            user (None | str | Unset): Accepted for client compatibility.
+            include (list[str] | None | Unset): Accepted for client compatibility; nothing extra is included.
+    """
+
+    model: str | Unset = UNSET
+    input_: list[ResponseInputItem] | str | Unset = UNSET
+    instructions: None | str | Unset = UNSET
+    tools: list[ResponseTool] | None | Unset = UNSET
+    tool_choice: (
+        None
+        | ResponseNamedToolChoice
+        | ResponseToolChoiceType0Type1
+        | ResponseToolChoiceType0Type2Type1
+        | ResponseToolChoiceType0Type3Type1
+        | Unset
+    ) = UNSET
+    parallel_tool_calls: bool | None | Unset = UNSET
+    text: None | ResponseTextConfigType0 | Unset = UNSET
+    reasoning: None | ResponseReasoningConfigType0 | Unset = UNSET
+    max_output_tokens: int | None | Unset = UNSET
+    temperature: float | None | Unset = UNSET
+    top_p: float | None | Unset = UNSET
+    seed: int | None | Unset = UNSET
+    store: bool | None | Unset = UNSET
+    previous_response_id: None | str | Unset = UNSET
+    metadata: CreateResponseRequestMetadataType0 | None | Unset = UNSET
+    stream: bool | None | Unset = UNSET
+    background: bool | None | Unset = UNSET
+    truncation: (
+        CreateResponseRequestTruncationType1
+        | CreateResponseRequestTruncationType2Type1
+        | CreateResponseRequestTruncationType3Type1
+        | None
+        | Unset
+    ) = UNSET
+    user: None | str | Unset = UNSET
+    include: list[str] | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
+        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
+        from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
+        from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
+
+        model = self.model
+
+        input_: list[dict[str, Any]] | str | Unset
+        if isinstance(self.input_, Unset):
+            input_ = UNSET
+        elif isinstance(self.input_, list):
+            input_ = []
+            for input_type_1_item_data in self.input_:
+                input_type_1_item = input_type_1_item_data.to_dict()
+                input_.append(input_type_1_item)
+
+        else:
+            input_ = self.input_
+
+        instructions: None | str | Unset
+        if isinstance(self.instructions, Unset):
+            instructions = UNSET
+        else:
+            instructions = self.instructions
+
+        tools: list[dict[str, Any]] | None | Unset
+        if isinstance(self.tools, Unset):
+            tools = UNSET
+        elif isinstance(self.tools, list):
+            tools = []
+            for tools_type_0_item_data in self.tools:
+                tools_type_0_item = tools_type_0_item_data.to_dict()
+                tools.append(tools_type_0_item)
+
+        else:
+            tools = self.tools
+
+        tool_choice: dict[str, Any] | None | str | Unset
+        if isinstance(self.tool_choice, Unset):
+            tool_choice = UNSET
+        elif isinstance(self.tool_choice, ResponseToolChoiceType0Type1):
+            tool_choice = self.tool_choice.value
+        elif isinstance(self.tool_choice, ResponseToolChoiceType0Type2Type1):
+            tool_choice = self.tool_choice.value
+        elif isinstance(self.tool_choice, ResponseToolChoiceType0Type3Type1):
+            tool_choice = self.tool_choice.value
+        elif isinstance(self.tool_choice, ResponseNamedToolChoice):
+            tool_choice = self.tool_choice.to_dict()
+        else:
+            tool_choice = self.tool_choice
+
+        parallel_tool_calls: bool | None | Unset
+        if isinstance(self.parallel_tool_calls, Unset):
+            parallel_tool_calls = UNSET
+        else:
+            parallel_tool_calls = self.parallel_tool_calls
+
+        text: dict[str, Any] | None | Unset
+        if isinstance(self.text, Unset):
+            text = UNSET
+        elif isinstance(self.text, ResponseTextConfigType0):
+            text = self.text.to_dict()
+        else:
+            text = self.text
+
+        reasoning: dict[str, Any] | None | Unset
+        if isinstance(self.reasoning, Unset):
+            reasoning = UNSET
+        elif isinstance(self.reasoning, ResponseReasoningConfigType0):
+            reasoning = self.reasoning.to_dict()
+        else:
+            reasoning = self.reasoning
+
+        max_output_tokens: int | None | Unset
+        if isinstance(self.max_output_tokens, Unset):
+            max_output_tokens = UNSET
+        else:
+            max_output_tokens = self.max_output_tokens
+
+        temperature: float | None | Unset
+        if isinstance(self.temperature, Unset):
+            temperature = UNSET
+        else:
+            temperature = self.temperature
+
+        top_p: float | None | Unset
+        if isinstance(self.top_p, Unset):
+            top_p = UNSET
+        else:
+            top_p = self.top_p
+
+        seed: int | None | Unset
+        if isinstance(self.seed, Unset):
+            seed = UNSET
+        else:
+            seed = self.seed
+
+        store: bool | None | Unset
+        if isinstance(self.store, Unset):
+            store = UNSET
+        else:
+            store = self.store
+
+        previous_response_id: None | str | Unset
+        if isinstance(self.previous_response_id, Unset):
+            previous_response_id = UNSET
+        else:
+            previous_response_id = self.previous_response_id
+
+        metadata: dict[str, Any] | None | Unset
+        if isinstance(self.metadata, Unset):
+            metadata = UNSET
+        elif isinstance(self.metadata, CreateResponseRequestMetadataType0):
+            metadata = self.metadata.to_dict()
+        else:
+            metadata = self.metadata
+
+        stream: bool | None | Unset
+        if isinstance(self.stream, Unset):
+            stream = UNSET
+        else:
+            stream = self.stream
+
+        background: bool | None | Unset
+        if isinstance(self.background, Unset):
+            background = UNSET
+        else:
+            background = self.background
+
+        truncation: None | str | Unset
+        if isinstance(self.truncation, Unset):
+            truncation = UNSET
+        elif isinstance(self.truncation, CreateResponseRequestTruncationType1):
+            truncation = self.truncation.value
+        elif isinstance(self.truncation, CreateResponseRequestTruncationType2Type1):
+            truncation = self.truncation.value
+        elif isinstance(self.truncation, CreateResponseRequestTruncationType3Type1):
+            truncation = self.truncation.value
+        else:
+            truncation = self.truncation
+
+        user: None | str | Unset
+        if isinstance(self.user, Unset):
+            user = UNSET
+        else:
+            user = self.user
+
+        include: list[str] | None | Unset
+        if isinstance(self.include, Unset):
+            include = UNSET
+        elif isinstance(self.include, list):
+            include = self.include
+
+        else:
+            include = self.include
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if model is not UNSET:
+            field_dict["model"] = model
+        if input_ is not UNSET:
+            field_dict["input"] = input_
+        if instructions is not UNSET:
+            field_dict["instructions"] = instructions
+        if tools is not UNSET:
+            field_dict["tools"] = tools
+        if tool_choice is not UNSET:
+            field_dict["tool_choice"] = tool_choice
+        if parallel_tool_calls is not UNSET:
+            field_dict["parallel_tool_calls"] = parallel_tool_calls
+        if text is not UNSET:
+            field_dict["text"] = text
+        if reasoning is not UNSET:
+            field_dict["reasoning"] = reasoning
+        if max_output_tokens is not UNSET:
+            field_dict["max_output_tokens"] = max_output_tokens
+        if temperature is not UNSET:
+            field_dict["temperature"] = temperature
+        if top_p is not UNSET:
+            field_dict["top_p"] = top_p
+        if seed is not UNSET:
+            field_dict["seed"] = seed
+        if store is not UNSET:
+            field_dict["store"] = store
+        if previous_response_id is not UNSET:
+            field_dict["previous_response_id"] = previous_response_id
+        if metadata is not UNSET:
+            field_dict["metadata"] = metadata
+        if stream is not UNSET:
+            field_dict["stream"] = stream
+        if background is not UNSET:
+            field_dict["background"] = background
+        if truncation is not UNSET:
+            field_dict["truncation"] = truncation
+        if user is not UNSET:
+            field_dict["user"] = user
+        if include is not UNSET:
+            field_dict["include"] = include
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
+        from ..models.response_input_item import ResponseInputItem  # noqa: PLC0415
+        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
+        from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
+        from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
+        from ..models.response_tool import ResponseTool  # noqa: PLC0415
+
+        d = dict(src_dict)
+        model = d.pop("model", UNSET)
+
+        def _parse_input_(data: object) -> list[ResponseInputItem] | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                input_type_1 = []
+                _input_type_1 = data
+                for input_type_1_item_data in _input_type_1:
+                    input_type_1_item = ResponseInputItem.from_dict(input_type_1_item_data)
+
+                    input_type_1.append(input_type_1_item)
+
+                return input_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ResponseInputItem] | str | Unset, data)
+
+        input_ = _parse_input_(d.pop("input", UNSET))
+
+        def _parse_instructions(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        instructions = _parse_instructions(d.pop("instructions", UNSET))
+
+        def _parse_tools(data: object) -> list[ResponseTool] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                tools_type_0 = []
+                _tools_type_0 = data
+                for tools_type_0_item_data in _tools_type_0:
+                    tools_type_0_item = ResponseTool.from_dict(tools_type_0_item_data)
+
+                    tools_type_0.append(tools_type_0_item)
+
+                return tools_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ResponseTool] | None | Unset, data)
+
+        tools = _parse_tools(d.pop("tools", UNSET))
+
+        def _parse_tool_choice(
+            data: object,
+        ) -> (
+            None
+            | ResponseNamedToolChoice
+            | ResponseToolChoiceType0Type1
+            | ResponseToolChoiceType0Type2Type1
+            | ResponseToolChoiceType0Type3Type1
+            | Unset
+        ):
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                componentsschemas_response_tool_choice_type_0_type_1 = ResponseToolChoiceType0Type1(data)
+
+                return componentsschemas_response_tool_choice_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                componentsschemas_response_tool_choice_type_0_type_2_type_1 = ResponseToolChoiceType0Type2Type1(data)
+
+                return componentsschemas_response_tool_choice_type_0_type_2_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                componentsschemas_response_tool_choice_type_0_type_3_type_1 = ResponseToolChoiceType0Type3Type1(data)
+
+                return componentsschemas_response_tool_choice_type_0_type_3_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_tool_choice_type_1 = ResponseNamedToolChoice.from_dict(data)
+
+                return componentsschemas_response_tool_choice_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                None
+                | ResponseNamedToolChoice
+                | ResponseToolChoiceType0Type1
+                | ResponseToolChoiceType0Type2Type1
+                | ResponseToolChoiceType0Type3Type1
+                | Unset,
+                data,
+            )
+
+        tool_choice = _parse_tool_choice(d.pop("tool_choice", UNSET))
+
+        def _parse_parallel_tool_calls(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        parallel_tool_calls = _parse_parallel_tool_calls(d.pop("parallel_tool_calls", UNSET))
+
+        def _parse_text(data: object) -> None | ResponseTextConfigType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_text_config_type_0 = ResponseTextConfigType0.from_dict(data)
+
+                return componentsschemas_response_text_config_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseTextConfigType0 | Unset, data)
+
+        text = _parse_text(d.pop("text", UNSET))
+
+        def _parse_reasoning(data: object) -> None | ResponseReasoningConfigType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_reasoning_config_type_0 = ResponseReasoningConfigType0.from_dict(data)
+
+                return componentsschemas_response_reasoning_config_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseReasoningConfigType0 | Unset, data)
+
+        reasoning = _parse_reasoning(d.pop("reasoning", UNSET))
+
+        def _parse_max_output_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_output_tokens = _parse_max_output_tokens(d.pop("max_output_tokens", UNSET))
+
+        def _parse_temperature(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        temperature = _parse_temperature(d.pop("temperature", UNSET))
+
+        def _parse_top_p(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        top_p = _parse_top_p(d.pop("top_p", UNSET))
+
+        def _parse_seed(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        seed = _parse_seed(d.pop("seed", UNSET))
+
+        def _parse_store(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        store = _parse_store(d.pop("store", UNSET))
+
+        def _parse_previous_response_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        previous_response_id = _parse_previous_response_id(d.pop("previous_response_id", UNSET))
+
+        def _parse_metadata(data: object) -> CreateResponseRequestMetadataType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                metadata_type_0 = CreateResponseRequestMetadataType0.from_dict(data)
+
+                return metadata_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CreateResponseRequestMetadataType0 | None | Unset, data)
+
+        metadata = _parse_metadata(d.pop("metadata", UNSET))
+
+        def _parse_stream(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        stream = _parse_stream(d.pop("stream", UNSET))
+
+        def _parse_background(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        background = _parse_background(d.pop("background", UNSET))
+
+        def _parse_truncation(
+            data: object,
+        ) -> (
+            CreateResponseRequestTruncationType1
+            | CreateResponseRequestTruncationType2Type1
+            | CreateResponseRequestTruncationType3Type1
+            | None
+            | Unset
+        ):
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                truncation_type_1 = CreateResponseRequestTruncationType1(data)
+
+                return truncation_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                truncation_type_2_type_1 = CreateResponseRequestTruncationType2Type1(data)
+
+                return truncation_type_2_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                truncation_type_3_type_1 = CreateResponseRequestTruncationType3Type1(data)
+
+                return truncation_type_3_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                CreateResponseRequestTruncationType1
+                | CreateResponseRequestTruncationType2Type1
+                | CreateResponseRequestTruncationType3Type1
+                | None
+                | Unset,
+                data,
+            )
+
+        truncation = _parse_truncation(d.pop("truncation", UNSET))
+
+        def _parse_user(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        user = _parse_user(d.pop("user", UNSET))
+
+        def _parse_include(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                include_type_0 = cast(list[str], data)
+
+                return include_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        include = _parse_include(d.pop("include", UNSET))
+
+        create_response_request = cls(
+            model=model,
+            input_=input_,
+            instructions=instructions,
+            tools=tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+            text=text,
+            reasoning=reasoning,
+            max_output_tokens=max_output_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            seed=seed,
+            store=store,
+            previous_response_id=previous_response_id,
+            metadata=metadata,
+            stream=stream,
+            background=background,
+            truncation=truncation,
+            user=user,
+            include=include,
+        )
+
+        create_response_request.additional_properties = d
+        return create_response_request
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

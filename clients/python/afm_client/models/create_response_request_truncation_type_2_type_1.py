@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class CreateResponseRequestTruncationType2Type1(StrEnum):
+    AUTO = "auto"
+    DISABLED = "disabled"
+
+    def __str__(self) -> str:
+        return str(self.value)

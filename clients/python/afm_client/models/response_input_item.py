@@ -1,0 +1,270 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.response_input_item_role import ResponseInputItemRole
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.response_content_part import ResponseContentPart
+
+
+T = TypeVar("T", bound="ResponseInputItem")
+
+
+@_attrs_define
+class ResponseInputItem:
+    """An input item: `message` (the default when `role` is given; `content` a string or
+    `input_text` / `output_text` parts; roles user, assistant, system, developer),
+    `function_call` (`call_id`, `name`, `arguments`), `function_call_output` (`call_id`,
+    `output`) or `reasoning` (`content` / `summary` text). Other types get 400.
+
+        Attributes:
+            type_ (str | Unset):
+            id (None | str | Unset):
+            status (None | str | Unset):
+            role (ResponseInputItemRole | Unset):
+            content (list[ResponseContentPart] | str | Unset):
+            call_id (str | Unset):
+            name (str | Unset):
+            arguments (str | Unset):
+            output (list[ResponseContentPart] | str | Unset):
+            summary (list[ResponseContentPart] | Unset):
+            encrypted_content (None | str | Unset):
+    """
+
+    type_: str | Unset = UNSET
+    id: None | str | Unset = UNSET
+    status: None | str | Unset = UNSET
+    role: ResponseInputItemRole | Unset = UNSET
+    content: list[ResponseContentPart] | str | Unset = UNSET
+    call_id: str | Unset = UNSET
+    name: str | Unset = UNSET
+    arguments: str | Unset = UNSET
+    output: list[ResponseContentPart] | str | Unset = UNSET
+    summary: list[ResponseContentPart] | Unset = UNSET
+    encrypted_content: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        type_ = self.type_
+
+        id: None | str | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
+
+        status: None | str | Unset
+        if isinstance(self.status, Unset):
+            status = UNSET
+        else:
+            status = self.status
+
+        role: str | Unset = UNSET
+        if not isinstance(self.role, Unset):
+            role = self.role.value
+
+        content: list[dict[str, Any]] | str | Unset
+        if isinstance(self.content, Unset):
+            content = UNSET
+        elif isinstance(self.content, list):
+            content = []
+            for content_type_1_item_data in self.content:
+                content_type_1_item = content_type_1_item_data.to_dict()
+                content.append(content_type_1_item)
+
+        else:
+            content = self.content
+
+        call_id = self.call_id
+
+        name = self.name
+
+        arguments = self.arguments
+
+        output: list[dict[str, Any]] | str | Unset
+        if isinstance(self.output, Unset):
+            output = UNSET
+        elif isinstance(self.output, list):
+            output = []
+            for output_type_1_item_data in self.output:
+                output_type_1_item = output_type_1_item_data.to_dict()
+                output.append(output_type_1_item)
+
+        else:
+            output = self.output
+
+        summary: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.summary, Unset):
+            summary = []
+            for summary_item_data in self.summary:
+                summary_item = summary_item_data.to_dict()
+                summary.append(summary_item)
+
+        encrypted_content: None | str | Unset
+        if isinstance(self.encrypted_content, Unset):
+            encrypted_content = UNSET
+        else:
+            encrypted_content = self.encrypted_content
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if type_ is not UNSET:
+            field_dict["type"] = type_
+        if id is not UNSET:
+            field_dict["id"] = id
+        if status is not UNSET:
+            field_dict["status"] = status
+        if role is not UNSET:
+            field_dict["role"] = role
+        if content is not UNSET:
+            field_dict["content"] = content
+        if call_id is not UNSET:
+            field_dict["call_id"] = call_id
+        if name is not UNSET:
+            field_dict["name"] = name
+        if arguments is not UNSET:
+            field_dict["arguments"] = arguments
+        if output is not UNSET:
+            field_dict["output"] = output
+        if summary is not UNSET:
+            field_dict["summary"] = summary
+        if encrypted_content is not UNSET:
+            field_dict["encrypted_content"] = encrypted_content
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.response_content_part import ResponseContentPart  # noqa: PLC0415
+
+        d = dict(src_dict)
+        type_ = d.pop("type", UNSET)
+
+        def _parse_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        id = _parse_id(d.pop("id", UNSET))
+
+        def _parse_status(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        status = _parse_status(d.pop("status", UNSET))
+
+        _role = d.pop("role", UNSET)
+        role: ResponseInputItemRole | Unset
+        if isinstance(_role, Unset):
+            role = UNSET
+        else:
+            role = ResponseInputItemRole(_role)
+
+        def _parse_content(data: object) -> list[ResponseContentPart] | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                content_type_1 = []
+                _content_type_1 = data
+                for content_type_1_item_data in _content_type_1:
+                    content_type_1_item = ResponseContentPart.from_dict(content_type_1_item_data)
+
+                    content_type_1.append(content_type_1_item)
+
+                return content_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ResponseContentPart] | str | Unset, data)
+
+        content = _parse_content(d.pop("content", UNSET))
+
+        call_id = d.pop("call_id", UNSET)
+
+        name = d.pop("name", UNSET)
+
+        arguments = d.pop("arguments", UNSET)
+
+        def _parse_output(data: object) -> list[ResponseContentPart] | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                output_type_1 = []
+                _output_type_1 = data
+                for output_type_1_item_data in _output_type_1:
+                    output_type_1_item = ResponseContentPart.from_dict(output_type_1_item_data)
+
+                    output_type_1.append(output_type_1_item)
+
+                return output_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ResponseContentPart] | str | Unset, data)
+
+        output = _parse_output(d.pop("output", UNSET))
+
+        _summary = d.pop("summary", UNSET)
+        summary: list[ResponseContentPart] | Unset = UNSET
+        if _summary is not UNSET:
+            summary = []
+            for summary_item_data in _summary:
+                summary_item = ResponseContentPart.from_dict(summary_item_data)
+
+                summary.append(summary_item)
+
+        def _parse_encrypted_content(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        encrypted_content = _parse_encrypted_content(d.pop("encrypted_content", UNSET))
+
+        response_input_item = cls(
+            type_=type_,
+            id=id,
+            status=status,
+            role=role,
+            content=content,
+            call_id=call_id,
+            name=name,
+            arguments=arguments,
+            output=output,
+            summary=summary,
+            encrypted_content=encrypted_content,
+        )
+
+        response_input_item.additional_properties = d
+        return response_input_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

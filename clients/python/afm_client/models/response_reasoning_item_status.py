@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class ResponseReasoningItemStatus(StrEnum):
+    COMPLETED = "completed"
+    INCOMPLETE = "incomplete"
+    IN_PROGRESS = "in_progress"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class ResponseStoredInputItemRole(StrEnum):
+    ASSISTANT = "assistant"
+    DEVELOPER = "developer"
+    SYSTEM = "system"
+    USER = "user"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,423 @@
+"""Responses API: CreateResponseRequest -> ChatSpec (translator, with `previous_response_id`
+conversations rebuilt from the store) and engine output -> `response` objects and typed stream
+events (shapers, with :mod:`serving.response_output`).
+
+Continuing a stored conversation reuses the prefix cache: a stored turn keeps the tokens the
+model actually saw and produced (prompt + output + the template's end of turn), and the next
+turn's prompt is those tokens followed by the template's rendering of the new items only, so
+the engine finds the whole earlier conversation in its cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from afm.context import current_request_id
+from afm.errors import ApiError, InvalidRequest, NotFound
+from engine.types import GenerationStats
+from generated.models import CreateResponseRequest
+from serving import ids
+from serving.conversation import (
+    Turn,
+    continued_tokens,
+    input_items,
+    item_messages,
+    render_key,
+    turn_end,
+)
+from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
+from serving.response_output import Event, OutputBuilder, assistant_messages
+from serving.run import OpenedGeneration, generate_all
+from serving.sampling import SamplingFields
+from serving.values import plain
+
+if TYPE_CHECKING:
+    from afm.state import AppState
+
+log = logging.getLogger("afm.responses")
+
+UNSUPPORTED_TOOLS = ("web_search", "file_search", "code_interpreter", "computer", "mcp",
+                     "image_generation", "local_shell", "shell", "custom", "apply_patch")
+
+
+# ---------------------------------------------------------------- translator
+def _tools(req: CreateResponseRequest) -> list[dict[str, Any]] | None:
+    out = []
+    for i, tool in enumerate(req.tools or []):
+        kind = tool.type
+        if kind != "function":
+            what = "is not supported" if kind.startswith(UNSUPPORTED_TOOLS) else "is unknown"
+            raise InvalidRequest(f"tools[{i}] has type '{kind}', which {what} on this server; "
+                                 "only 'function' tools can run here", param=f"tools[{i}].type")
+        if not tool.name:
+            raise InvalidRequest(f"tools[{i}] (function) needs a 'name'", param=f"tools[{i}].name")
+        function: dict[str, Any] = {"name": tool.name,
+                                    "parameters": tool.parameters or {"type": "object"}}
+        if tool.description:
+            function["description"] = tool.description
+        if tool.strict is not None:
+            function["strict"] = tool.strict
+        out.append({"type": "function", "function": function})
+    return out or None
+
+
+def _tool_choice(req: CreateResponseRequest) -> str | dict[str, Any] | None:
+    choice = plain(req.tool_choice)
+    if isinstance(choice, dict):
+        if choice.get("type") != "function":
+            raise InvalidRequest(f"tool_choice type '{choice.get('type')}' is not supported; "
+                                 "name a function tool", param="tool_choice")
+        return {"type": "function", "function": {"name": choice.get("name")}}
+    return choice
+
+
+def _response_format(req: CreateResponseRequest) -> dict[str, Any] | None:
+    fmt = req.text.format if req.text is not None else None
+    if fmt is None:
+        return None
+    kind = plain(fmt.type)
+    if kind != "json_schema":
+        return {"type": kind}
+    if fmt.schema_ is None or not fmt.name:
+        raise InvalidRequest("text.format json_schema needs 'name' and 'schema'",
+                             param="text.format")
+    schema: dict[str, Any] = {"name": fmt.name, "schema": fmt.schema_}
+    if fmt.strict is not None:
+        schema["strict"] = fmt.strict
+    return {"type": "json_schema", "json_schema": schema}
+
+
+def settings(req: CreateResponseRequest) -> dict[str, Any]:
+    """The request settings a `response` object echoes."""
+    choice = plain(req.tool_choice)
+    fmt = plain(req.text.format) if req.text is not None and req.text.format else None
+    reasoning = plain(req.reasoning) if req.reasoning is not None else None
+    return {
+        "background": bool(req.background),
+        "instructions": req.instructions,
+        "max_output_tokens": req.max_output_tokens,
+        "parallel_tool_calls": req.parallel_tool_calls is not False,
+        "previous_response_id": req.previous_response_id,
+        "reasoning": {"effort": (reasoning or {}).get("effort"),
+                      "summary": (reasoning or {}).get("summary")},
+        "store": req.store is not False,
+        "temperature": req.temperature,
+        "top_p": req.top_p,
+        "text": {"format": fmt or {"type": "text"}},
+        "tool_choice": choice if choice is not None else "auto",
+        "tools": [plain(t) for t in req.tools or []],
+        "truncation": plain(req.truncation) or "disabled",
+        "user": req.user,
+        "metadata": req.metadata or {},
+    }
+
+
+@dataclass
+class Plan:
+    """A validated request: what to run, what to echo, and what to store."""
+
+    id: str
+    created_at: int
+    model: str
+    settings: dict[str, Any]
+    input_items: list[dict[str, Any]]
+    messages: list[dict[str, Any]]  # the conversation without instructions, for the store
+    prepared: Prepared
+    render_key: str
+    store: bool
+    background: bool
+    stream: bool
+
+
+async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
+               previous: Turn | None, *, priority: int = 0) -> Plan:
+    """Translate and prepare a request; ``previous`` is the stored turn it continues."""
+    if req.background and req.store is False:
+        raise InvalidRequest("background responses must be stored; drop store=false",
+                             param="background")
+    if req.background and req.stream:
+        raise InvalidRequest("background responses cannot be streamed here; poll "
+                             "GET /v1/responses/{id} instead", param="stream")
+    items = input_items(req.input)
+    history = list(previous.messages) if previous is not None else []
+    new_messages = item_messages(items)
+    if not history and not new_messages:
+        raise InvalidRequest("input must hold at least one message or item", param="input")
+    head = [{"role": "system", "content": req.instructions}] if req.instructions else []
+    effort = plain(req.reasoning.effort) if req.reasoning is not None else None
+    spec = ChatSpec(
+        messages=head + history + new_messages,
+        sampling=SamplingFields(temperature=req.temperature, top_p=req.top_p, seed=req.seed,
+                                max_tokens=req.max_output_tokens),
+        tools=_tools(req), tool_choice=_tool_choice(req),
+        parallel_tool_calls=req.parallel_tool_calls is not False,
+        response_format=_response_format(req), reasoning_effort=effort, priority=priority)
+    key = render_key(req.instructions, spec.active_tools,
+                     template_kwargs(state, effort, None))
+    auto = plain(req.truncation) == "auto"
+    while True:
+        try:
+            prepared = await prepare(state, spec, request_id)
+            break
+        except InvalidRequest as exc:
+            if not (auto and exc.code == "context_length_exceeded" and len(spec.messages) >
+                    len(head) + 1):
+                raise
+            spec.messages = head + spec.messages[len(head) + 1:]  # drop the oldest item
+            history = history[1:] if history else history
+            previous = None  # the stored prefix no longer applies
+    if previous is not None and len(spec.messages) == len(head) + len(history) + len(
+            new_messages):
+        tokens = await continued_tokens(state, spec, len(head) + len(history), previous, key)
+        if tokens is not None:
+            _use_prompt(state, prepared, tokens)
+    return Plan(id=ids.new_id("resp_"), created_at=ids.now(), model=state.model_id,
+                settings=settings(req), input_items=items,
+                messages=spec.messages[len(head):], prepared=prepared, render_key=key,
+                store=req.store is not False, background=bool(req.background),
+                stream=bool(req.stream))
+
+
+def _use_prompt(state: AppState, prepared: Prepared, tokens: list[int]) -> None:
+    """Run ``tokens`` (the cached conversation + the new items) instead of the re-rendered
+    prompt, with the output limit capped by the room they leave."""
+    engine = state.require_engine()
+    room = engine.max_context - len(tokens)
+    if room <= 0:
+        raise InvalidRequest(f"The conversation has {len(tokens)} tokens, which leaves no room "
+                             f"in the model's {engine.max_context}-token context",
+                             param="input", code="context_length_exceeded")
+    request = prepared.request
+    request.params = dataclasses.replace(request.params,
+                                         max_tokens=min(request.params.max_tokens, room))
+    request.prompt_tokens = tokens
+
+
+# ---------------------------------------------------------------- shapers
+def response_object(p: Plan, status: str, output: list[dict[str, Any]] | None = None,
+                    usage: dict[str, Any] | None = None, error: dict[str, Any] | None = None,
+                    completed_at: int | None = None) -> dict[str, Any]:
+    """The `response` object in any status."""
+    return {
+        "id": p.id, "object": "response", "created_at": p.created_at,
+        "completed_at": completed_at, "status": status, "error": error,
+        "incomplete_details": ({"reason": "max_output_tokens"} if status == "incomplete"
+                               else None),
+        "model": p.model, "output": output or [], "usage": usage, **p.settings,
+    }
+
+
+def usage(state: AppState, stats: GenerationStats, reasoning: str) -> dict[str, Any]:
+    reasoning_tokens = len(state.require_engine().encode(reasoning)) if reasoning else 0
+    return {"input_tokens": stats.prompt_tokens,
+            "input_tokens_details": {"cached_tokens": stats.cached_tokens},
+            "output_tokens": stats.completion_tokens,
+            "output_tokens_details": {
+                "reasoning_tokens": min(reasoning_tokens, stats.completion_tokens)},
+            "total_tokens": stats.prompt_tokens + stats.completion_tokens}
+
+
+STATUS = {"length": "incomplete", "cancelled": "cancelled", "error": "failed"}
+
+
+@dataclass
+class Outcome:
+    """A finished run: the response object and, when it can be continued, its stored turn."""
+
+    response: dict[str, Any]
+    turn: Turn | None
+
+
+def _outcome(state: AppState, p: Plan, builder: OutputBuilder, final_reason: str | None,
+             stats: GenerationStats, error: str | None, output_tokens: list[int],
+             raw_text: str) -> Outcome:
+    status = STATUS.get(final_reason or "stop", "completed")
+    err = {"code": "server_error", "message": f"Generation failed: {error}"} \
+        if status == "failed" else None
+    obj = response_object(p, status, builder.items, usage(state, stats, builder.reasoning_text()),
+                          err, ids.now())
+    turn = None
+    if status in ("completed", "incomplete"):
+        engine = state.require_engine()
+        out = list(output_tokens)
+        if out and out[-1] in engine.eos_token_ids:
+            out.pop()
+        context = None
+        if engine.decode(out) == raw_text:  # no stop string cut the text: tokens are exact
+            end = turn_end(state)
+            if end is not None:
+                context = p.prepared.request.prompt_tokens + out + engine.encode(end)
+        turn = Turn(messages=p.messages + assistant_messages(builder.items),
+                    render_key=p.render_key, context_tokens=context)
+    return Outcome(obj, turn)
+
+
+async def complete(state: AppState, p: Plan) -> Outcome:
+    """Run to the end and shape the whole `response` object."""
+    done = await generate_all(state.require_engine(), p.prepared.request,
+                              state.settings.queue_timeout)
+    parser = p.prepared.output_parser()
+    builder = OutputBuilder()
+    builder.feed(parser.feed(done.text) + parser.flush())
+    builder.finish(incomplete=done.final.finish_reason == "length")
+    return _outcome(state, p, builder, done.final.finish_reason, done.stats, done.final.error,
+                    done.token_ids, done.text)
+
+
+async def save(state: AppState, p: Plan, outcome: Outcome) -> None:
+    """Store a finished response in one transaction (nothing when `store` is false)."""
+    if p.store and state.store is not None:
+        await asyncio.to_thread(state.store.responses.create, outcome.response, p.input_items,
+                                _turn_json(outcome.turn))
+
+
+def _turn_json(turn: Turn | None) -> str | None:
+    return None if turn is None else json.dumps(dataclasses.asdict(turn))
+
+
+async def stream(state: AppState, p: Plan) -> AsyncIterator[Event]:
+    """Admit the request (503 surfaces here, before any output), then return the typed
+    events; the finished response is stored before the terminal event is sent."""
+    opened = await OpenedGeneration.open(state.require_engine(), p.prepared.request,
+                                         state.settings.queue_timeout,
+                                         p.prepared.output_parser())
+    return _events(state, p, opened)
+
+
+async def _events(state: AppState, p: Plan, opened: OpenedGeneration) -> AsyncIterator[Event]:
+    seq = 0
+
+    def numbered(event: Event) -> Event:
+        nonlocal seq
+        out = {"type": event["type"], "sequence_number": seq,
+               **{k: v for k, v in event.items() if k != "type"}}
+        seq += 1
+        return out
+
+    builder = OutputBuilder()
+    try:
+        start = response_object(p, "in_progress")
+        yield numbered({"type": "response.created", "response": start})
+        yield numbered({"type": "response.in_progress", "response": start})
+        tokens: list[int] = []
+        text: list[str] = []
+        final = None
+        async for step in opened.steps():
+            tokens += step.token_ids
+            text.append(step.text)
+            for event in builder.feed(step.deltas):
+                yield numbered(event)
+            final = step.final
+        assert final is not None
+        for event in builder.finish(incomplete=final.finish_reason == "length"):
+            yield numbered(event)
+        outcome = _outcome(state, p, builder, final.finish_reason,
+                           final.stats or GenerationStats(), final.error, tokens, "".join(text))
+        await save(state, p, outcome)
+        kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
+            outcome.response["status"], "response.completed")
+        yield numbered({"type": kind, "response": outcome.response})
+    except Exception as exc:  # noqa: BLE001 - an error after 200 becomes an error event
+        log.exception("request %s: response stream failed", current_request_id())
+        yield numbered({"type": "error", "code": "server_error", "message": str(exc),
+                        "param": None})
+    finally:
+        await opened.aclose()
+
+
+# ---------------------------------------------------------------- stored responses
+async def previous_turn(state: AppState, response_id: str | None) -> Turn | None:
+    """The stored turn ``previous_response_id`` names (404 when unknown or not stored)."""
+    if response_id is None:
+        return None
+    store = _store(state)
+    return Turn(**json.loads(await asyncio.to_thread(store.responses.turn, response_id)))
+
+
+async def open_plan(state: AppState, req: CreateResponseRequest, request_id: str, *,
+                    priority: int = 0) -> Plan:
+    """Translate and prepare a request, with its previous turn loaded from the store."""
+    previous = await previous_turn(state, req.previous_response_id)
+    return await plan(state, req, request_id, previous, priority=priority)
+
+
+async def create(state: AppState, req: CreateResponseRequest, request_id: str, *,
+                 priority: int = 0) -> dict[str, Any]:
+    """A whole response, stored unless `store` is false (batch lines run this)."""
+    p = await open_plan(state, req, request_id, priority=priority)
+    outcome = await complete(state, p)
+    await save(state, p, outcome)
+    return outcome.response
+
+
+def _store(state: AppState) -> Any:
+    if state.store is None:
+        raise NotFound("Response storage is not available (the server runs without --data-dir)")
+    return state.store
+
+
+_RUNNING: dict[str, asyncio.Task[None]] = {}
+"""Background responses running in this process, by id."""
+
+
+async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
+    """Store the response as `queued` and run it in the background; returns the queued
+    object."""
+    store = _store(state)
+    queued = response_object(p, "queued")
+    await asyncio.to_thread(store.responses.create, queued, p.input_items, None)
+    task = asyncio.ensure_future(_run_background(state, p))
+    _RUNNING[p.id] = task
+    task.add_done_callback(lambda _: _RUNNING.pop(p.id, None))
+    return queued
+
+
+async def _run_background(state: AppState, p: Plan) -> None:
+    store = _store(state)
+    running = response_object(p, "in_progress")
+    if not await asyncio.to_thread(store.responses.update, p.id, ("queued",), running):
+        return  # cancelled or deleted before it started
+    turn = None
+    try:
+        outcome = await complete(state, p)
+        obj, turn = outcome.response, _turn_json(outcome.turn)
+    except ApiError as exc:
+        obj = response_object(p, "failed", error={"code": exc.code or exc.type,
+                                                  "message": exc.message})
+    except Exception as exc:  # noqa: BLE001 - recorded on the response
+        log.exception("background response %s failed", p.id)
+        obj = response_object(p, "failed", error={"code": "server_error", "message": str(exc)})
+    await asyncio.to_thread(store.responses.update, p.id, ("in_progress",), obj, turn)
+
+
+async def cancel(state: AppState, response_id: str) -> dict[str, Any]:
+    """Cancel a queued or running background response (finished ones are returned as is)."""
+    obj, changed = await asyncio.to_thread(_store(state).responses.cancel, response_id)
+    task = _RUNNING.get(response_id)
+    if changed and task is not None:
+        task.cancel()
+    return obj
+
+
+async def delete(state: AppState, response_id: str) -> None:
+    """Delete a stored response, stopping it first if it runs in the background."""
+    await asyncio.to_thread(_store(state).responses.delete, response_id)
+    task = _RUNNING.get(response_id)
+    if task is not None:
+        task.cancel()
+
+
+async def retrieve(state: AppState, response_id: str) -> dict[str, Any]:
+    return await asyncio.to_thread(_store(state).responses.get, response_id)
+
+
+async def input_items_page(state: AppState, response_id: str, limit: int, after: str | None,
+                           order: str) -> tuple[list[dict[str, Any]], bool]:
+    return await asyncio.to_thread(_store(state).responses.input_items, response_id, limit,
+                                   after, order)
