@@ -18,7 +18,7 @@ import httpx
 import jsonschema
 import pytest
 
-from engine.chat_engine import MIN_PREFIX_REUSE
+from engine.model_runner import MIN_PREFIX_REUSE
 from tests.conftest import LiveServer
 from tests.contract_support import parse_sse_events, stream_errors
 
