@@ -66,6 +66,8 @@ def test_schemathesis_gate(gate_server: LiveServer) -> None:
     env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks", "NO_COLOR": "1"}
     cmd = [str(st), "--config-file", str(CONFIG), "run", f"{gate_server.url}/openapi.json",
            "--checks", "all", "--report", "junit",
+           # Hypothesis' data-generation speed check is about this machine's load, not the API
+           "--suppress-health-check", "too_slow",
            "--report-junit-path", str(REPORT_DIR / "junit.xml")]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     out = proc.stdout + proc.stderr
