@@ -13,6 +13,8 @@ Shared pieces, written once:
 - :mod:`serving.run`         running a request on the engine (capacity errors, whole output)
 - :mod:`serving.usage`       usage, llama.cpp timings and the X-AFM-Profile payload
 
-Surfaces: :mod:`serving.chat`, :mod:`serving.completions`, :mod:`serving.embeddings`,
-:mod:`serving.tokens`; :mod:`serving.batch` runs batch lines through the same functions.
+Surfaces: :mod:`serving.chat`, :mod:`serving.completions`, :mod:`serving.responses` (with
+:mod:`serving.conversation` and :mod:`serving.response_output`), :mod:`serving.messages` (with
+:mod:`serving.messages_stream`), :mod:`serving.embeddings`, :mod:`serving.tokens`;
+:mod:`serving.batch` runs batch lines through the same functions.
 """
