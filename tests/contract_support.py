@@ -99,8 +99,9 @@ def parse_sse(body: str) -> list[str]:
 
 def stream_errors(method: str, path: str, body: str) -> list[str]:
     """Where an SSE body breaks the contract: every event's data is JSON valid against the
-    operation's ``x-afm-event-data`` schema. Unnamed streams (OpenAI style) end with a last
-    ``[DONE]``; named streams (Anthropic style) name each event by its data's ``type``."""
+    operation's ``x-afm-event-data`` schema. Unnamed streams (OpenAI chat style) end with a last
+    ``[DONE]``; named streams name each event by its data's ``type`` (Anthropic's end without
+    ``[DONE]``; the Responses API's keep OpenAI's closing ``data: [DONE]``, unnamed)."""
     schema = event_data_schema(method, path)
     if schema is None:
         return [f"{method.upper()} {path} declares no text/event-stream response"]
@@ -109,6 +110,8 @@ def stream_errors(method: str, path: str, body: str) -> list[str]:
     if not named:
         if not events or events[-1][1] != "[DONE]":
             return [f"stream does not end with data: [DONE] (last: {events[-1:]!r})"]
+        events = events[:-1]
+    elif events and events[-1] == (None, "[DONE]"):
         events = events[:-1]
     problems: list[str] = []
     for i, (name, data) in enumerate(events):
@@ -156,7 +159,7 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
      "multipart: Connexion cannot validate minLength on a binary part"),
     ("ST202", r"has type '\w+', a block this server cannot take",
      "model: image/document blocks for a text-only model, server tools this server lacks"),
-    ("ST202", r"is a '\w+' server tool, which this server does not run",
+    ("ST202", r"is a '[^']*' server tool, which this server does not run",
      "server: it runs no server tools (web search, code execution...)"),
     ("ST202", r"which .* on this server; only 'function' tools can run here",
      "server: it runs function tools only (no web search, file search, code interpreter...)"),

@@ -161,7 +161,7 @@ def test_server_keeps_serving(server: LiveServer) -> None:
 
 
 def test_busy_server_is_529_overloaded(live_server: Callable[..., LiveServer]) -> None:
-    from engine.model_builder import ensure_model
+    from modelbuilder import ensure_model
 
     # the same server as test_compat_chat's busy test: one slot, a one-second queue
     server = live_server("--concurrent", "1", "--queue-timeout", "1",

@@ -27,7 +27,7 @@ HISTOGRAMS = ("afm:e2e_request_latency_seconds", "afm:request_queue_time_seconds
               "afm:request_prefill_time_seconds", "afm:request_decode_time_seconds",
               "afm:time_to_first_token_seconds", "afm:time_per_output_token_seconds")
 EXPOSED = ("X-Request-ID, OpenAI-Request-ID, X-Grammar-Constraints, X-Embedding-Truncated, "
-           "Retry-After")
+           "Retry-After, Request-ID")  # Request-ID: Anthropic's SDK reads it on /v1/messages
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$")
 
 

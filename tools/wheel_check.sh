@@ -42,7 +42,7 @@ echo "wheel check: installing $(basename "$WHEEL") into a fresh venv"
 "$WORK/venv/bin/python" -m pip show -q afm >/dev/null  # the install above really happened
 echo "wheel check: installed in $(( $(date +%s) - started ))s"
 
-MODEL=$("$PY" -c "from engine.model_builder import ensure_model; print(ensure_model('tiny'))")
+MODEL=$("$PY" -c "from modelbuilder import ensure_model; print(ensure_model('tiny'))")
 PORT=$("$PY" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 cd "$WORK/run"
 "$WORK/venv/bin/afm" serve --model "$MODEL" --port "$PORT" --data-dir "$WORK/data" \
