@@ -137,8 +137,9 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
     ("ST202", r"(?i)token id -?\d+ is outside the vocabulary", "model: its vocabulary size"),
     ("ST202", r"dimensions may be at most \d+", "model: the embedding model's dimensions"),
     ("ST202", r"leaves no room in the model's \d+-token context", "model: its context window"),
-    ("ST202", r"is an '\w+' part, but the loaded model takes text only",
-     "model: a text-only model cannot take image or audio parts"),
+    ("ST202", r"is an '[^']*' part, but the loaded model takes text only",
+     "model: a text-only model takes text parts only (the Responses input part types are not "
+     "yet an enum in the contract)"),
     ("ST202", r"The chat template rejected these messages", "model: its chat template's rules"),
     ("ST202", r"Cannot enforce this request's structure",
      "model/grammar engine: schemas the grammar engine cannot compile"),
