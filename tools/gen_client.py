@@ -13,13 +13,14 @@ cannot express fails the build instead of silently dropping a model.
 from __future__ import annotations
 
 import argparse
-import difflib
 import shutil
 import subprocess
 import sys
 import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from tree_drift import tree_drift
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "afm.yaml"
@@ -79,30 +80,12 @@ def generate(out: Path, spec: Path = SPEC) -> None:
         shutil.move(fresh, out)
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts and ".ruff_cache" not in p.parts}
-
-
 def drift(committed: Path = OUT, spec: Path = SPEC) -> list[str]:
     """Differences between ``committed`` and a fresh generation from ``spec``, as lines."""
     with tempfile.TemporaryDirectory() as tmp:
-        fresh_dir = Path(tmp) / "python"
-        generate(fresh_dir, spec)
-        fresh, have = _files(fresh_dir), _files(committed) if committed.exists() else {}
-    lines: list[str] = []
-    for name in sorted(fresh.keys() | have.keys()):
-        if name not in have:
-            lines.append(f"missing: {name}")
-        elif name not in fresh:
-            lines.append(f"not generated (stale or hand-added): {name}")
-        elif fresh[name] != have[name]:
-            lines.append(f"differs: {name}")
-            lines.extend(difflib.unified_diff(
-                have[name].decode(errors="replace").splitlines(),
-                fresh[name].decode(errors="replace").splitlines(),
-                f"committed/{name}", f"generated/{name}", lineterm="", n=1))
-    return lines
+        fresh = Path(tmp) / "python"
+        generate(fresh, spec)
+        return tree_drift(committed, fresh)
 
 
 def main(argv: list[str] | None = None) -> int:
