@@ -177,20 +177,37 @@ class City(BaseModel):
 
 
 def test_parse_with_a_bounded_pydantic_model(sdk: openai.OpenAI) -> None:
+    # Thinking off: the tiny model's think block is unbounded text (it used to eat the budget);
+    # the JSON itself is bounded by City's limits (under 100 tokens in 60 seeds tried).
     r = sdk.responses.parse(model="afm-default", input="Describe a city as JSON.",
-                            text_format=City, max_output_tokens=200, temperature=1.0)
+                            text_format=City, max_output_tokens=200, temperature=1.0,
+                            reasoning={"effort": "none"})
     assert r.status == "completed", r.output_text
     assert isinstance(r.output_parsed, City)
-    json_object = sdk.responses.create(model="afm-default", input="Any JSON object.",
-                                       text={"format": {"type": "json_object"}},
-                                       max_output_tokens=64, temperature=0)
-    if json_object.status == "completed":
-        assert isinstance(json.loads(json_object.output_text), dict)
+
+
+def test_json_object_completed_and_cut(sdk: openai.OpenAI) -> None:
+    """`json_object` is unbounded, so the two outcomes are pinned by seed (random tiny weights):
+    seed 10 closes the object at once, seed 0 is still inside a string at the budget."""
+    def json_object(seed: int) -> Any:
+        return sdk.responses.create(model="afm-default", input="Any JSON object.",
+                                    text={"format": {"type": "json_object"}},
+                                    reasoning={"effort": "none"}, max_output_tokens=64,
+                                    temperature=1.0, extra_body={"seed": seed})
+    done = json_object(10)
+    assert done.status == "completed" and done.incomplete_details is None
+    assert isinstance(json.loads(done.output_text), dict)
+    cut = json_object(0)
+    assert cut.status == "incomplete" and cut.incomplete_details.reason == "max_output_tokens"
+    assert cut.usage.output_tokens == 64 and cut.output_text.startswith('{"')
 
 
 def test_forced_function_call_then_its_output_as_the_next_turn(sdk: openai.OpenAI) -> None:
+    # One call, thinking off: with parallel calls allowed a forced call may repeat until the
+    # budget, and the think block is unbounded (both seen as `incomplete` flakes).
     r = create(sdk, model="afm-default", input="Weather in Paris?", tools=[WEATHER],
-               tool_choice="required", max_output_tokens=400, temperature=1.0)
+               tool_choice="required", parallel_tool_calls=False, reasoning={"effort": "none"},
+               max_output_tokens=400, temperature=1.0)
     calls = [item for item in r.output if item.type == "function_call"]
     assert r.status == "completed" and len(calls) >= 1
     call = calls[0]
@@ -199,7 +216,8 @@ def test_forced_function_call_then_its_output_as_the_next_turn(sdk: openai.OpenA
 
     named = sdk.responses.create(model="afm-default", input="Weather?", tools=[WEATHER],
                                  tool_choice={"type": "function", "name": "get_weather"},
-                                 parallel_tool_calls=False, max_output_tokens=400)
+                                 parallel_tool_calls=False, reasoning={"effort": "none"},
+                                 max_output_tokens=400)
     assert [i.type for i in named.output if i.type == "function_call"] == ["function_call"]
 
     follow = create(
@@ -213,6 +231,7 @@ def test_forced_function_call_then_its_output_as_the_next_turn(sdk: openai.OpenA
 
     streamed = list(sdk.responses.create(model="afm-default", input="Weather in Paris?",
                                          tools=[WEATHER], tool_choice="required", stream=True,
+                                         parallel_tool_calls=False, reasoning={"effort": "none"},
                                          max_output_tokens=400, temperature=1.0))
     deltas = "".join(e.delta for e in streamed
                      if e.type == "response.function_call_arguments.delta")
