@@ -1,6 +1,7 @@
 """The application factory: Connexion routes the contract into handlers; our ASGI middleware
-wraps it for correlation ids, CORS and body limits; error handlers turn every failure into the
-route's envelope (OpenAI's, or Anthropic's on the Messages routes: `afm.errors.error_reply`)."""
+wraps it for correlation ids, the access log, CORS, API keys, body limits and the `/docs` page;
+error handlers turn every failure into the route's envelope (OpenAI's, or Anthropic's on the
+Messages routes: `afm.errors.error_reply`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import connexion
 from connexion.exceptions import ProblemException
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
+from connexion.middleware.main import ConnexionMiddleware
+from connexion.middleware.security import SecurityMiddleware
 from connexion.options import SwaggerUIOptions
 from connexion.resolver import Resolver
 from starlette.exceptions import HTTPException
@@ -23,8 +26,17 @@ from starlette.formparsers import MultiPartException
 from afm.context import current_request_id
 from afm.contract import SPEC_PATH, load_spec
 from afm.errors import ApiError, error_reply
-from afm.middleware import BodyLimitMiddleware, CorrelationMiddleware, CorsMiddleware
+from afm.logs import AccessLogMiddleware
+from afm.middleware import (
+    BodyLimitMiddleware,
+    CorrelationMiddleware,
+    CorsMiddleware,
+    DocsIndexMiddleware,
+)
 from afm.settings import Settings
+
+if TYPE_CHECKING:
+    from afm.state import AppState
 
 log = logging.getLogger("afm")
 
@@ -153,14 +165,18 @@ def unexpected_error_handler(request: ConnexionRequest, exc: Exception) -> Conne
     return _error_response(request, 500, "Internal server error", "internal_error")
 
 
-def create_app(settings: Settings, *, load_backends: bool = True) -> Any:
-    """Build the ASGI application for these settings."""
+def create_app(settings: Settings, *, load_backends: bool = True,
+               state: AppState | None = None) -> Any:
+    """Build the ASGI application for these settings. With ``state`` (already started by
+    `afm serve`, which loads before it serves) the lifespan only stops it at shutdown."""
     from afm.state import AppState
+
+    given = state
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
-        state = AppState(settings)
-        if load_backends:
+        state = given or AppState(settings)
+        if load_backends and given is None:
             try:
                 await state.start()
             except BaseException:
@@ -174,6 +190,10 @@ def create_app(settings: Settings, *, load_backends: bool = True) -> Any:
     app = connexion.AsyncApp(
         __name__,
         lifespan=lifespan,
+        # API keys are checked by afm.auth in front of Connexion; the contract declares the
+        # schemes for clients, so Connexion's own security layer is left out
+        middlewares=[m for m in ConnexionMiddleware.default_middlewares
+                     if m is not SecurityMiddleware],
         specification_dir=str(SPEC_PATH.parent),
         swagger_ui_options=SwaggerUIOptions(
             spec_path="/openapi.json",
@@ -193,11 +213,15 @@ def create_app(settings: Settings, *, load_backends: bool = True) -> Any:
     for status in (404, 405, 415):
         app.add_error_handler(status, http_error_handler)
     app.add_error_handler(Exception, unexpected_error_handler)
-    inner: Any = BodyLimitMiddleware(app, settings)
+    inner: Any = DocsIndexMiddleware(BodyLimitMiddleware(app, settings))
     if settings.webui:
         # the chat page at `/` is HTML, not API: it stays out of the contract and is served
         # in front of Connexion, inside the correlation and CORS layers (see afm.webui)
         from afm.webui import WebUiMiddleware
 
         inner = WebUiMiddleware(inner)
-    return CorrelationMiddleware(CorsMiddleware(inner))
+    if settings.api_keys:
+        from afm.auth import ApiKeyMiddleware
+
+        inner = ApiKeyMiddleware(inner, settings.api_keys)
+    return CorrelationMiddleware(AccessLogMiddleware(CorsMiddleware(inner)))

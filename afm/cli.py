@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from afm import __version__
+from afm.auth import keys_from_env
 from afm.contract import SPEC_PATH
 from afm.settings import Settings
+from afm.startup import EXIT_CODES
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,16 @@ FLAGS: tuple[Flag, ...] = (
     ),
     Flag(("--log-level",), "log_level", "Log level.", "server", default=S.log_level,
          choices=("debug", "info", "warning", "error")),
+    Flag(("--log-format",), "log_format",
+         "Log lines as text or as one JSON object each (access lines included).", "server",
+         default=S.log_format, choices=("text", "json")),
+    Flag(("--api-key",), "api_keys",
+         "Require this key (Authorization: Bearer KEY or x-api-key: KEY) on every route but "
+         "/health; repeatable. Default: $AFM_API_KEY (comma separated), else no key.", "server",
+         action="append", metavar="KEY"),
+    Flag(("--allow-unauthenticated",), "allow_unauthenticated",
+         "Allow a non-loopback --host without an API key (anyone on the network can use it).",
+         "server", action="store_true", default=False),
     Flag(("--no-streaming",), "no_streaming", "Refuse stream=true with 400.", "server",
          action="store_true", default=False),
     Flag(("-i", "--instructions"), "instructions",
@@ -181,17 +193,27 @@ def _add_flag(parser: argparse.ArgumentParser | Any, flag: Flag) -> None:
     parser.add_argument(*flag.names, **kwargs)
 
 
+def exit_code_table() -> str:
+    """The exit codes of `afm serve`, for its help."""
+    return "exit codes:\n" + "\n".join(f"  {code}  {meaning}"
+                                         for code, meaning in EXIT_CODES.items())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afm",
-        description="AFM: a local OpenAI-compatible inference server on MLX.",
+        description="AFM: a local OpenAI-compatible inference server on MLX. Start it with "
+        "`afm serve`; `afm serve --help` lists every serve flag (--model, --port, --api-key, "
+        "...).",
     )
     parser.add_argument("--version", action="version", version=f"afm {__version__}")
     parser.add_argument("--help-json", action="store_true",
                         help="Print a machine-readable card of capabilities and flags, then exit.")
     sub = parser.add_subparsers(dest="command")
-    serve = sub.add_parser("serve", help="Start the HTTP server.",
-                           description="Start the OpenAI-compatible HTTP server.")
+    serve = sub.add_parser("serve", help="Start the HTTP server (`afm serve --help`: its flags).",
+                           description="Start the OpenAI-compatible HTTP server.",
+                           epilog=exit_code_table(),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     groups: dict[str, Any] = {}
     for flag in FLAGS:
         if flag.group not in groups:
@@ -247,6 +269,9 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         model=ns.model,
         backend=ns.backend,
         log_level=ns.log_level,
+        log_format=ns.log_format,
+        api_keys=keys_from_env(list(ns.api_keys or [])),
+        allow_unauthenticated=ns.allow_unauthenticated,
         temperature=ns.temperature,
         top_p=ns.top_p,
         top_k=ns.top_k,

@@ -1,9 +1,11 @@
-"""Per-request context: the correlation id, readable anywhere below the middleware."""
+"""Per-request context, readable anywhere below the middleware: the correlation id and the
+record the access log reports (model, tokens in/out)."""
 
 from __future__ import annotations
 
 import uuid
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 request_id_var: ContextVar[str | None] = ContextVar("afm_request_id", default=None)
 
@@ -15,3 +17,34 @@ def new_request_id() -> str:
 
 def current_request_id() -> str | None:
     return request_id_var.get()
+
+
+@dataclass
+class RequestRecord:
+    """What the access log reports about a request beyond HTTP: the model that served it and
+    its tokens in/out, filled by the serving layer once a generation's usage is known."""
+
+    model: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+
+
+request_record_var: ContextVar[RequestRecord | None] = ContextVar("afm_request_record",
+                                                                  default=None)
+
+
+def note_usage(model: str | None = None, tokens_in: int | None = None,
+               tokens_out: int | None = None) -> None:
+    """Add to the current request's record (no-op outside a request, e.g. in batch lines).
+
+    Token counts add up, so a request running several generations (``n`` > 1) reports them all.
+    """
+    record = request_record_var.get()
+    if record is None:
+        return
+    if model is not None:
+        record.model = model
+    if tokens_in is not None:
+        record.tokens_in = (record.tokens_in or 0) + tokens_in
+    if tokens_out is not None:
+        record.tokens_out = (record.tokens_out or 0) + tokens_out

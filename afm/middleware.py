@@ -1,4 +1,4 @@
-"""Pure ASGI middleware, outermost first: correlation ids, CORS, body limits.
+"""Pure ASGI middleware, outermost first: correlation ids, CORS, body limits, the `/docs` page.
 
 They sit outside Connexion so that every response, including the ones Connexion or
 uvicorn produce for malformed requests, carries the correlation headers.
@@ -210,3 +210,34 @@ class BodyLimitMiddleware:
                                    f"Request body exceeds this route's limit of {limit} bytes",
                                    "payload_too_large", code="payload_too_large")
         await send_json(send, status, body)
+
+
+class DocsIndexMiddleware:
+    """Answer `GET /docs` with the API reference page itself (Connexion serves Swagger UI at
+    `/docs/` and would answer `/docs` with an empty redirect), with `<base href="/docs/">` so
+    the page's relative asset links resolve."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != "/docs" or scope["method"] != "GET":
+            await self.app(scope, receive, send)
+            return
+        start: Message = {}
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app({**scope, "path": "/docs/", "raw_path": b"/docs/"}, receive, capture)
+        body = b"".join(chunks)
+        if start.get("status") == 200:
+            body = body.replace(b"<head>", b'<head>\n    <base href="/docs/">', 1)
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})

@@ -1,59 +1,130 @@
-"""Start the server: fast BLAS first (before MLX loads), then the app on uvicorn."""
+"""Start the server: cheap checks first (address, exposure, data directory, model source), then
+the fast BLAS (before MLX loads), the model, and uvicorn on the socket bound at the start.
+
+Every start-up failure ends the process with a short message on stderr and the exit code
+listed in :mod:`afm.startup`; the traceback is logged only with ``--log-level debug``.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
+from typing import Any
 
+from afm.logs import configure_logging
 from afm.settings import Settings
+from afm.startup import (
+    EXIT_DATA_DIR,
+    EXIT_MODEL_LOAD,
+    EXIT_OK,
+    EXIT_UNEXPECTED,
+    StartupError,
+    bind_socket,
+    check_exposure,
+    check_model_source,
+)
 
 log = logging.getLogger("afm")
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
 def _check_data_dir(settings: Settings) -> None:
-    """Fail fast, without a traceback, when another server holds the data directory."""
+    """Fail fast when another server holds the data directory (or it cannot be created)."""
     from afm.storage import StorageError, Store
 
     try:
         Store(settings.data_dir).close()
     except StorageError as exc:
-        raise SystemExit(f"afm: {exc}; pass another --data-dir") from None
+        raise StartupError(EXIT_DATA_DIR, f"afm: {exc}; stop that server or pass another "
+                           "--data-dir (two servers need two data directories)") from None
+    except OSError as exc:
+        raise StartupError(EXIT_DATA_DIR, f"afm: data directory {settings.data_dir} cannot be "
+                           f"used ({exc.strerror or exc}); pass a writable --data-dir") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def serve(settings: Settings) -> None:
-    """Run `afm serve` until interrupted."""
-    from engine.blas import blas_report
+    """Run `afm serve` until interrupted; never returns (see :func:`exit_now`)."""
+    configure_logging(settings.log_level, settings.log_format)
+    debug = settings.log_level == "debug"
+    try:
+        check_exposure(settings.host, settings.api_keys, settings.allow_unauthenticated)
+        sock = bind_socket(settings.host, settings.port)
+        _check_data_dir(settings)
+        from engine.blas import blas_report
 
-    configure_logging(settings.log_level)
-    _check_data_dir(settings)
-    blas = blas_report()  # must precede the first `import mlx.core`
-    log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
+        blas = blas_report()  # must precede the first `import mlx.core`
+        log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
+        if settings.model is not None and settings.backend == "mlx":
+            check_model_source(settings.model)
+        code = _run(settings, sock)
+    except StartupError as exc:
+        print(exc.message, file=sys.stderr)
+        code = exc.code
+    except KeyboardInterrupt:
+        code = EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the one place that turns any failure into a line
+        if debug:
+            log.exception("afm: unexpected error")
+        print(f"afm: unexpected error: {_first_line(exc)}; rerun with --log-level debug for "
+              "the traceback", file=sys.stderr)
+        code = EXIT_UNEXPECTED
+    exit_now(code)
 
+
+def _run(settings: Settings, sock: socket.socket) -> int:
+    """Load everything on uvicorn's event loop, then serve ``sock`` until told to stop."""
     import uvicorn
+    from uvicorn._compat import asyncio_run
 
     from afm.app import create_app
+    from afm.state import AppState
 
     # The engine thread and the HTTP event loop share the GIL; with CPython's default 5 ms
     # switch interval a launch of the next decode step can wait behind HTTP work for a whole
     # token's time. A short interval keeps the engine fed.
     sys.setswitchinterval(0.0005)
-    app = create_app(settings)
-    log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host, settings.port)
-    code = 0
-    try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
-                    timeout_graceful_shutdown=5, access_log=settings.log_level == "debug")
-    except SystemExit as exc:  # uvicorn exits with 3 when start-up fails
-        code = exc.code if isinstance(exc.code, int) else 1
-    exit_now(code)
+    state = AppState(settings)
+    app = create_app(settings, state=state)
+    config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
+                            access_log=False, timeout_graceful_shutdown=5)
+    server = _listening_server(config, settings)
+
+    async def main() -> None:
+        try:
+            await state.start()
+        except BaseException as exc:
+            await state.stop()  # stop the engine thread before the process exits
+            if isinstance(exc, StartupError) or not isinstance(exc, Exception):
+                raise
+            if settings.log_level == "debug":
+                log.exception("model load failed")
+            raise StartupError(EXIT_MODEL_LOAD, f"afm: model {settings.model or 'default'} "
+                               f"failed to load: {_first_line(exc)}; check the model folder "
+                               "or rerun with --log-level debug") from None
+        await server.serve(sockets=[sock])
+
+    asyncio_run(main(), loop_factory=config.get_loop_factory())
+    return EXIT_OK
+
+
+def _listening_server(config: Any, settings: Settings) -> Any:
+    """uvicorn's server, logging "listening" once it serves the bound socket."""
+    import uvicorn
+
+    class ListeningServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host,
+                         settings.port)
+
+    return ListeningServer(config)
 
 
 def exit_now(code: int) -> None:

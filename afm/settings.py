@@ -23,6 +23,9 @@ class Settings:
     model: str | None = None  # None: the embedded default model, built offline
     backend: str = "mlx"
     log_level: str = "info"
+    log_format: str = "text"  # "text" | "json"
+    api_keys: list[str] = field(default_factory=list)  # --api-key / AFM_API_KEY
+    allow_unauthenticated: bool = False  # serve a non-loopback address without a key
     # generation defaults (request values win)
     temperature: float | None = None
     top_p: float | None = None

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afm.context import note_usage
 from afm.errors import NotFound, ServiceUnavailable
 from afm.settings import Settings
 
@@ -140,7 +141,11 @@ class AppState:
                 tools=None, tool_choice=None, parallel_tool_calls=True,
                 tool_format=self.tool_format, reasoning=False)
         except GrammarError as exc:
-            raise ValueError(f"--guided-json cannot be enforced: {exc}") from exc
+            from afm.startup import EXIT_USAGE, StartupError
+
+            raise StartupError(EXIT_USAGE, f"afm: --guided-json cannot be enforced: {exc}; "
+                               "simplify the schema or pass --disable-grammar-constraints"
+                               ) from None
 
     async def _start_batches(self) -> None:
         from afm.batch_validation import contract_violations
@@ -173,6 +178,7 @@ class AppState:
             raise ServiceUnavailable(
                 f"The {self.settings.backend} backend is unavailable: {self.backend_detail}",
                 type="backend_unavailable", code="backend_unavailable")
+        note_usage(model=self.model_id)  # the access log's model
         return self.engine
 
     def embedding_id(self, name: str) -> str | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from afm.context import note_usage
 from afm.errors import InvalidRequest
 from generated.models import EmbeddingRequest
 from serving.values import plain
@@ -45,6 +46,7 @@ async def embed(state: AppState, req: EmbeddingRequest) -> tuple[dict[str, Any],
         result = await asyncio.to_thread(model.embed, inputs(req.input), dims)
     except ValueError as exc:
         raise InvalidRequest(str(exc), param="input") from exc
+    note_usage(model=model_id, tokens_in=result.prompt_tokens)
     fmt = plain(req.encoding_format) or "float"
     payload = {
         "object": "list",

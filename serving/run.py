@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from afm.context import note_usage
 from afm.errors import ApiError, ServiceUnavailable, server_busy
 from engine.output import Delta, OutputProcessor
 from engine.types import (
@@ -32,6 +33,12 @@ async def first_event(stream: AsyncIterator[GenerationEvent],
     except EngineUnavailableError as exc:
         raise ServiceUnavailable(str(exc), type="backend_unavailable",
                                  code="backend_unavailable") from exc
+
+
+def note_final(event: GenerationEvent) -> None:
+    """Hand a finished generation's token counts to the access log (once per generation)."""
+    if event.stats is not None:
+        note_usage(tokens_in=event.stats.prompt_tokens, tokens_out=event.stats.completion_tokens)
 
 
 @dataclass
@@ -70,6 +77,7 @@ async def generate_all(engine: ChatEngine, request: GenerationRequest,
             event = await anext(stream)
     finally:
         await stream.aclose()
+    note_final(event)
     if event.finish_reason == "error":
         raise ApiError(f"Generation failed: {event.error}")
     return Generated("".join(text), logprobs, event, token_ids)
@@ -121,6 +129,7 @@ class OpenedGeneration:
             if event.finish_reason is not None:
                 if self._parser is not None:
                     deltas += self._parser.flush()
+                note_final(event)
                 yield Step(text, deltas, event.logprobs, event, event.token_ids)
                 return
             yield Step(text, deltas, event.logprobs, token_ids=event.token_ids)

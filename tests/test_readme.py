@@ -1,0 +1,57 @@
+"""The README for users against the real command line and server: every `afm` flag it names
+exists in `afm serve --help`, `afm --help` points at the serve flags in its first lines, and
+`/docs` answers with the page itself."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import httpx
+
+from tests.conftest import ROOT, LiveServer
+
+OTHER_TOOLS = {
+    "--local-dir": "hf download",
+    "--check": "tools/gen_client.py, datamodel-codegen",
+    "--test": "node --test",
+    "--strict": "tsc --strict",
+    "--quick": "tools/bench.py",
+    "--only": "tools/mutate.py",
+    "--list": "tools/mutate.py",
+    "--help-json": "afm --help-json (checked below)",
+}
+"""`--flags` the README names that belong to other commands, with the command."""
+
+
+def _help(*args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "afm", *args], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_every_flag_the_readme_names_exists() -> None:
+    readme = (ROOT / "README.md").read_text()
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", readme))
+    assert {"--model", "--api-key", "--host", "--data-dir", "--port"} <= named
+    serve_flags = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", _help("serve", "--help")))
+    missing = sorted(named - serve_flags - set(OTHER_TOOLS))
+    assert missing == [], f"README names flags `afm serve --help` lacks: {missing}"
+    assert "--help-json" in _help("--help")
+
+
+def test_top_level_help_points_at_serve_flags() -> None:
+    first = "\n".join(_help("--help").splitlines()[:6])
+    assert "afm serve --help" in first
+
+
+def test_docs_answers_directly(server: LiveServer) -> None:
+    docs = httpx.get(server.url + "/docs")  # no redirect followed
+    assert docs.status_code == 200, (docs.status_code, docs.headers)
+    assert docs.headers["content-type"].startswith("text/html")
+    assert int(docs.headers["content-length"]) == len(docs.content)
+    assert '<base href="/docs/">' in docs.text and "swagger-ui" in docs.text
+    asset = re.search(r'src="\./(swagger-ui-bundle\.js)"', docs.text)
+    assert asset, docs.text[:500]
+    # the page's relative links resolve under /docs/ through the base element
+    assert httpx.get(f"{server.url}/docs/{asset.group(1)}").status_code == 200
