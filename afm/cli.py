@@ -202,9 +202,10 @@ def exit_code_table() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="afm",
-        description="AFM: a local OpenAI-compatible inference server on MLX. Start it with "
-        "`afm serve`; `afm serve --help` lists every serve flag (--model, --port, --api-key, "
-        "...).",
+        description="AFM: a local OpenAI-compatible inference server on MLX.\n"
+        "Start it with `afm serve`; `afm serve --help` lists the serve flags\n"
+        "(--model, --host, --port, --api-key, --data-dir, ...).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"afm {__version__}")
     parser.add_argument("--help-json", action="store_true",

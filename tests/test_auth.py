@@ -106,12 +106,12 @@ def test_anthropic_sdk(keyed: LiveServer) -> None:
 
 
 def test_generated_client(keyed: LiveServer) -> None:
-    anonymous = Client(base_url=keyed.url)
-    refused = list_models.sync_detailed(client=anonymous)
+    with Client(base_url=keyed.url) as anonymous:
+        refused = list_models.sync_detailed(client=anonymous)
+        assert get_health.sync_detailed(client=anonymous).status_code == 200
     assert refused.status_code == 401
     assert isinstance(refused.parsed, ErrorResponse)
     assert refused.parsed.error.code == "invalid_api_key"
-    assert get_health.sync_detailed(client=anonymous).status_code == 200
     with AuthenticatedClient(base_url=keyed.url, token=KEYS[0]) as client:
         listed = list_models.sync(client=client)
     assert isinstance(listed, ModelList) and listed.data

@@ -34,21 +34,33 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  * queue time, prefill time, decode time, time to first token and time per output token.
  *
  */
-export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/metrics',
+    ...options
+});
 
 /**
  * List models
  *
  * The loaded chat model, then the embedding models.
  */
-export const listModels = <ThrowOnError extends boolean = false>(options?: Options<ListModelsData, ThrowOnError>) => (options?.client ?? client).get<ListModelsResponses, ListModelsErrors, ThrowOnError>({ url: '/v1/models', ...options });
+export const listModels = <ThrowOnError extends boolean = false>(options?: Options<ListModelsData, ThrowOnError>) => (options?.client ?? client).get<ListModelsResponses, ListModelsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/models',
+    ...options
+});
 
 /**
  * Retrieve a model
  *
  * One model by id (ids may contain `/`). Unknown ids get 404.
  */
-export const retrieveModel = <ThrowOnError extends boolean = false>(options: Options<RetrieveModelData, ThrowOnError>) => (options.client ?? client).get<RetrieveModelResponses, RetrieveModelErrors, ThrowOnError>({ url: '/v1/models/{model_id}', ...options });
+export const retrieveModel = <ThrowOnError extends boolean = false>(options: Options<RetrieveModelData, ThrowOnError>) => (options.client ?? client).get<RetrieveModelResponses, RetrieveModelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/models/{model_id}',
+    ...options
+});
 
 /**
  * Create a chat completion
@@ -70,6 +82,7 @@ export const retrieveModel = <ThrowOnError extends boolean = false>(options: Opt
  *
  */
 export const createChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateChatCompletionResponses, CreateChatCompletionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/chat/completions',
     ...options,
     headers: {
@@ -86,7 +99,11 @@ export const createChatCompletion = <ThrowOnError extends boolean = false>(optio
  * flight (it may already be complete).
  *
  */
-export const cancelChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CancelChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CancelChatCompletionResponses, CancelChatCompletionErrors, ThrowOnError>({ url: '/v1/chat/completions/{request_id}/cancel', ...options });
+export const cancelChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CancelChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CancelChatCompletionResponses, CancelChatCompletionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/chat/completions/{request_id}/cancel',
+    ...options
+});
 
 /**
  * Create a text completion
@@ -97,6 +114,7 @@ export const cancelChatCompletion = <ThrowOnError extends boolean = false>(optio
  *
  */
 export const createCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateCompletionResponses, CreateCompletionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/completions',
     ...options,
     headers: {
@@ -130,6 +148,7 @@ export const createCompletion = <ThrowOnError extends boolean = false>(options: 
  *
  */
 export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/responses',
     ...options,
     headers: {
@@ -143,21 +162,33 @@ export const createResponse = <ThrowOnError extends boolean = false>(options: Op
  *
  * Removes the response and its input items; a running background response is cancelled first. 404 for unknown ids.
  */
-export const deleteResponse = <ThrowOnError extends boolean = false>(options: Options<DeleteResponseData, ThrowOnError>) => (options.client ?? client).delete<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError>({ url: '/v1/responses/{response_id}', ...options });
+export const deleteResponse = <ThrowOnError extends boolean = false>(options: Options<DeleteResponseData, ThrowOnError>) => (options.client ?? client).delete<DeleteResponseResponses, DeleteResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/responses/{response_id}',
+    ...options
+});
 
 /**
  * Retrieve a stored response
  *
  * The stored response (for a background one, its current status); 404 for unknown, deleted or unstored (`store` false) ids.
  */
-export const retrieveResponse = <ThrowOnError extends boolean = false>(options: Options<RetrieveResponseData, ThrowOnError>) => (options.client ?? client).get<RetrieveResponseResponses, RetrieveResponseErrors, ThrowOnError>({ url: '/v1/responses/{response_id}', ...options });
+export const retrieveResponse = <ThrowOnError extends boolean = false>(options: Options<RetrieveResponseData, ThrowOnError>) => (options.client ?? client).get<RetrieveResponseResponses, RetrieveResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/responses/{response_id}',
+    ...options
+});
 
 /**
  * List a response's input items
  *
  * The items the response was created with (not those of earlier responses), paginated with `after`, `limit` and `order` (`desc` by default).
  */
-export const listResponseInputItems = <ThrowOnError extends boolean = false>(options: Options<ListResponseInputItemsData, ThrowOnError>) => (options.client ?? client).get<ListResponseInputItemsResponses, ListResponseInputItemsErrors, ThrowOnError>({ url: '/v1/responses/{response_id}/input_items', ...options });
+export const listResponseInputItems = <ThrowOnError extends boolean = false>(options: Options<ListResponseInputItemsData, ThrowOnError>) => (options.client ?? client).get<ListResponseInputItemsResponses, ListResponseInputItemsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/responses/{response_id}/input_items',
+    ...options
+});
 
 /**
  * Cancel a background response
@@ -166,7 +197,11 @@ export const listResponseInputItems = <ThrowOnError extends boolean = false>(opt
  * response already finished is returned as is; one created without `background` gets 400.
  *
  */
-export const cancelResponse = <ThrowOnError extends boolean = false>(options: Options<CancelResponseData, ThrowOnError>) => (options.client ?? client).post<CancelResponseResponses, CancelResponseErrors, ThrowOnError>({ url: '/v1/responses/{response_id}/cancel', ...options });
+export const cancelResponse = <ThrowOnError extends boolean = false>(options: Options<CancelResponseData, ThrowOnError>) => (options.client ?? client).post<CancelResponseResponses, CancelResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/responses/{response_id}/cancel',
+    ...options
+});
 
 /**
  * Create embeddings
@@ -178,6 +213,7 @@ export const cancelResponse = <ThrowOnError extends boolean = false>(options: Op
  *
  */
 export const createEmbedding = <ThrowOnError extends boolean = false>(options: Options<CreateEmbeddingData, ThrowOnError>) => (options.client ?? client).post<CreateEmbeddingResponses, CreateEmbeddingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/embeddings',
     ...options,
     headers: {
@@ -195,6 +231,7 @@ export const createEmbedding = <ThrowOnError extends boolean = false>(options: O
  *
  */
 export const tokenize = <ThrowOnError extends boolean = false>(options: Options<TokenizeData, ThrowOnError>) => (options.client ?? client).post<TokenizeResponses, TokenizeErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/tokenize',
     ...options,
     headers: {
@@ -209,6 +246,7 @@ export const tokenize = <ThrowOnError extends boolean = false>(options: Options<
  * Turns token ids back into text. Ids outside the vocabulary get 400.
  */
 export const detokenize = <ThrowOnError extends boolean = false>(options: Options<DetokenizeData, ThrowOnError>) => (options.client ?? client).post<DetokenizeResponses, DetokenizeErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/detokenize',
     ...options,
     headers: {
@@ -225,6 +263,7 @@ export const detokenize = <ThrowOnError extends boolean = false>(options: Option
  *
  */
 export const countTokens = <ThrowOnError extends boolean = false>(options: Options<CountTokensData, ThrowOnError>) => (options.client ?? client).post<CountTokensResponses, CountTokensErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/count_tokens',
     ...options,
     headers: {
@@ -266,6 +305,7 @@ export const countTokens = <ThrowOnError extends boolean = false>(options: Optio
  *
  */
 export const createMessage = <ThrowOnError extends boolean = false>(options: Options<CreateMessageData, ThrowOnError>) => (options.client ?? client).post<CreateMessageResponses, CreateMessageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/messages',
     ...options,
     headers: {
@@ -283,6 +323,7 @@ export const createMessage = <ThrowOnError extends boolean = false>(options: Opt
  *
  */
 export const countMessageTokens = <ThrowOnError extends boolean = false>(options: Options<CountMessageTokensData, ThrowOnError>) => (options.client ?? client).post<CountMessageTokensResponses, CountMessageTokensErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/messages/count_tokens',
     ...options,
     headers: {
@@ -296,7 +337,11 @@ export const countMessageTokens = <ThrowOnError extends boolean = false>(options
  *
  * Stored files, newest first unless `order=asc`.
  */
-export const listFiles = <ThrowOnError extends boolean = false>(options?: Options<ListFilesData, ThrowOnError>) => (options?.client ?? client).get<ListFilesResponses, ListFilesErrors, ThrowOnError>({ url: '/v1/files', ...options });
+export const listFiles = <ThrowOnError extends boolean = false>(options?: Options<ListFilesData, ThrowOnError>) => (options?.client ?? client).get<ListFilesResponses, ListFilesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/files',
+    ...options
+});
 
 /**
  * Upload a file
@@ -307,6 +352,7 @@ export const listFiles = <ThrowOnError extends boolean = false>(options?: Option
  */
 export const createFile = <ThrowOnError extends boolean = false>(options: Options<CreateFileData, ThrowOnError>) => (options.client ?? client).post<CreateFileResponses, CreateFileErrors, ThrowOnError>({
     ...formDataBodySerializer,
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/files',
     ...options,
     headers: {
@@ -320,28 +366,44 @@ export const createFile = <ThrowOnError extends boolean = false>(options: Option
  *
  * Deletes the file and its content; 404 for unknown ids.
  */
-export const deleteFile = <ThrowOnError extends boolean = false>(options: Options<DeleteFileData, ThrowOnError>) => (options.client ?? client).delete<DeleteFileResponses, DeleteFileErrors, ThrowOnError>({ url: '/v1/files/{file_id}', ...options });
+export const deleteFile = <ThrowOnError extends boolean = false>(options: Options<DeleteFileData, ThrowOnError>) => (options.client ?? client).delete<DeleteFileResponses, DeleteFileErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/files/{file_id}',
+    ...options
+});
 
 /**
  * Retrieve a file's metadata
  *
  * The file object; 404 for unknown ids.
  */
-export const retrieveFile = <ThrowOnError extends boolean = false>(options: Options<RetrieveFileData, ThrowOnError>) => (options.client ?? client).get<RetrieveFileResponses, RetrieveFileErrors, ThrowOnError>({ url: '/v1/files/{file_id}', ...options });
+export const retrieveFile = <ThrowOnError extends boolean = false>(options: Options<RetrieveFileData, ThrowOnError>) => (options.client ?? client).get<RetrieveFileResponses, RetrieveFileErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/files/{file_id}',
+    ...options
+});
 
 /**
  * Download a file's content
  *
  * The stored bytes, exactly as uploaded or written by a batch.
  */
-export const downloadFile = <ThrowOnError extends boolean = false>(options: Options<DownloadFileData, ThrowOnError>) => (options.client ?? client).get<DownloadFileResponses, DownloadFileErrors, ThrowOnError>({ url: '/v1/files/{file_id}/content', ...options });
+export const downloadFile = <ThrowOnError extends boolean = false>(options: Options<DownloadFileData, ThrowOnError>) => (options.client ?? client).get<DownloadFileResponses, DownloadFileErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/files/{file_id}/content',
+    ...options
+});
 
 /**
  * List batches
  *
  * Batches, newest first, paginated with `after` and `limit`.
  */
-export const listBatches = <ThrowOnError extends boolean = false>(options?: Options<ListBatchesData, ThrowOnError>) => (options?.client ?? client).get<ListBatchesResponses, ListBatchesErrors, ThrowOnError>({ url: '/v1/batches', ...options });
+export const listBatches = <ThrowOnError extends boolean = false>(options?: Options<ListBatchesData, ThrowOnError>) => (options?.client ?? client).get<ListBatchesResponses, ListBatchesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/batches',
+    ...options
+});
 
 /**
  * Create a batch
@@ -353,6 +415,7 @@ export const listBatches = <ThrowOnError extends boolean = false>(options?: Opti
  *
  */
 export const createBatch = <ThrowOnError extends boolean = false>(options: Options<CreateBatchData, ThrowOnError>) => (options.client ?? client).post<CreateBatchResponses, CreateBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/batches',
     ...options,
     headers: {
@@ -366,7 +429,11 @@ export const createBatch = <ThrowOnError extends boolean = false>(options: Optio
  *
  * The batch with its status, counts and output/error file ids; 404 for unknown ids.
  */
-export const retrieveBatch = <ThrowOnError extends boolean = false>(options: Options<RetrieveBatchData, ThrowOnError>) => (options.client ?? client).get<RetrieveBatchResponses, RetrieveBatchErrors, ThrowOnError>({ url: '/v1/batches/{batch_id}', ...options });
+export const retrieveBatch = <ThrowOnError extends boolean = false>(options: Options<RetrieveBatchData, ThrowOnError>) => (options.client ?? client).get<RetrieveBatchResponses, RetrieveBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/batches/{batch_id}',
+    ...options
+});
 
 /**
  * Cancel a batch
@@ -375,7 +442,11 @@ export const retrieveBatch = <ThrowOnError extends boolean = false>(options: Opt
  * lines stop; finished lines stay in the output. A batch already finished is returned as is.
  *
  */
-export const cancelBatch = <ThrowOnError extends boolean = false>(options: Options<CancelBatchData, ThrowOnError>) => (options.client ?? client).post<CancelBatchResponses, CancelBatchErrors, ThrowOnError>({ url: '/v1/batches/{batch_id}/cancel', ...options });
+export const cancelBatch = <ThrowOnError extends boolean = false>(options: Options<CancelBatchData, ThrowOnError>) => (options.client ?? client).post<CancelBatchResponses, CancelBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/batches/{batch_id}/cancel',
+    ...options
+});
 
 /**
  * Run up to 64 chat requests multiplexed over one stream
@@ -386,6 +457,7 @@ export const cancelBatch = <ThrowOnError extends boolean = false>(options: Optio
  *
  */
 export const createBatchCompletions = <ThrowOnError extends boolean = false>(options: Options<CreateBatchCompletionsData, ThrowOnError, CreateBatchCompletionsResponse>) => (options.client ?? client).sse.post<CreateBatchCompletionsResponses, CreateBatchCompletionsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/batch/completions',
     ...options,
     headers: {
@@ -403,6 +475,7 @@ export const createBatchCompletions = <ThrowOnError extends boolean = false>(opt
  */
 export const createTranscription = <ThrowOnError extends boolean = false>(options: Options<CreateTranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateTranscriptionResponses, CreateTranscriptionErrors, ThrowOnError>({
     ...formDataBodySerializer,
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/audio/transcriptions',
     ...options,
     headers: {
@@ -419,6 +492,7 @@ export const createTranscription = <ThrowOnError extends boolean = false>(option
  *
  */
 export const createSpeech = <ThrowOnError extends boolean = false>(options: Options<CreateSpeechData, ThrowOnError>) => (options.client ?? client).post<CreateSpeechResponses, CreateSpeechErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/audio/speech',
     ...options,
     headers: {
@@ -432,7 +506,11 @@ export const createSpeech = <ThrowOnError extends boolean = false>(options: Opti
  *
  * Voices of the host's speech synthesizer; 503 `speech_unavailable` without one.
  */
-export const listVoices = <ThrowOnError extends boolean = false>(options?: Options<ListVoicesData, ThrowOnError>) => (options?.client ?? client).get<ListVoicesResponses, ListVoicesErrors, ThrowOnError>({ url: '/v1/audio/voices', ...options });
+export const listVoices = <ThrowOnError extends boolean = false>(options?: Options<ListVoicesData, ThrowOnError>) => (options?.client ?? client).get<ListVoicesResponses, ListVoicesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
+    url: '/v1/audio/voices',
+    ...options
+});
 
 /**
  * Recognise text in an image
@@ -443,6 +521,7 @@ export const listVoices = <ThrowOnError extends boolean = false>(options?: Optio
  *
  */
 export const createOcr = <ThrowOnError extends boolean = false>(options: Options<CreateOcrData, ThrowOnError>) => (options.client ?? client).post<CreateOcrResponses, CreateOcrErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url: '/v1/vision/ocr',
     ...options,
     headers: {

@@ -1875,6 +1875,10 @@ export type GetMetricsData = {
 
 export type GetMetricsErrors = {
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
      */
     500: ErrorResponse;
@@ -1899,6 +1903,10 @@ export type ListModelsData = {
 };
 
 export type ListModelsErrors = {
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
      */
@@ -1929,6 +1937,10 @@ export type RetrieveModelData = {
 };
 
 export type RetrieveModelErrors = {
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -1973,6 +1985,10 @@ export type CreateChatCompletionErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2013,6 +2029,10 @@ export type CancelChatCompletionData = {
 
 export type CancelChatCompletionErrors = {
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2051,6 +2071,10 @@ export type CreateCompletionErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2096,6 +2120,10 @@ export type CreateResponseErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2145,6 +2173,10 @@ export type DeleteResponseErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2182,6 +2214,10 @@ export type RetrieveResponseErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2238,6 +2274,10 @@ export type ListResponseInputItemsErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2275,6 +2315,10 @@ export type CancelResponseErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2314,6 +2358,10 @@ export type CreateEmbeddingErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2364,6 +2412,10 @@ export type TokenizeErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2407,6 +2459,10 @@ export type DetokenizeErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2449,6 +2505,10 @@ export type CountTokensErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2504,6 +2564,10 @@ export type CreateMessageErrors = {
      * `invalid_request_error`: malformed JSON, a schema violation, an unsupported block type or value.
      */
     400: MessagesErrorResponse;
+    /**
+     * `authentication_error`: the server requires an API key (`x-api-key` or a bearer token) and the request has none or a wrong one.
+     */
+    401: MessagesErrorResponse;
     /**
      * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
      */
@@ -2564,6 +2628,10 @@ export type CountMessageTokensErrors = {
      */
     400: MessagesErrorResponse;
     /**
+     * `authentication_error`: the server requires an API key (`x-api-key` or a bearer token) and the request has none or a wrong one.
+     */
+    401: MessagesErrorResponse;
+    /**
      * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
      */
     413: MessagesErrorResponse;
@@ -2618,6 +2686,10 @@ export type ListFilesErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2657,6 +2729,10 @@ export type CreateFileErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2690,6 +2766,10 @@ export type DeleteFileData = {
 };
 
 export type DeleteFileErrors = {
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2725,6 +2805,10 @@ export type RetrieveFileData = {
 
 export type RetrieveFileErrors = {
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2758,6 +2842,10 @@ export type DownloadFileData = {
 };
 
 export type DownloadFileErrors = {
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2801,6 +2889,10 @@ export type ListBatchesErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2840,6 +2932,10 @@ export type CreateBatchErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2874,6 +2970,10 @@ export type RetrieveBatchData = {
 
 export type RetrieveBatchErrors = {
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
     404: ErrorResponse;
@@ -2907,6 +3007,10 @@ export type CancelBatchData = {
 };
 
 export type CancelBatchErrors = {
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * Unknown model, file, batch or in-flight request id (`not_found_error`).
      */
@@ -2946,6 +3050,10 @@ export type CreateBatchCompletionsErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2992,6 +3100,10 @@ export type CreateTranscriptionErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -3037,6 +3149,10 @@ export type CreateSpeechErrors = {
      */
     400: ErrorResponse;
     /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -3071,6 +3187,10 @@ export type ListVoicesData = {
 };
 
 export type ListVoicesErrors = {
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
      */
@@ -3112,6 +3232,10 @@ export type CreateOcrErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
+     */
+    401: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
