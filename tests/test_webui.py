@@ -366,30 +366,27 @@ def test_injected_markup_is_shown_as_text(ui: Page) -> None:
     assert not any(u.endswith("/x") for u in ui.outside)
 
 
-def test_api_key_is_asked_for_on_401(ui: Page) -> None:
-    """This server has no API keys yet, so a 401 is played by the test for requests without
-    the key (the only stubbed part); with the key the request goes to the real server."""
-
-    def needs_key(route: Any) -> None:
-        if route.request.headers.get("authorization") == "Bearer sk-test":
-            route.continue_()
-        else:
-            route.fulfill(status=401, json={"error": {"message": "missing key",
-                                                      "type": "authentication_error"}})
-
-    ui.page.route("**/v1/chat/completions", needs_key)
-    page = ui.open()
-    ui.settings(thinking=False, max_tokens="4")
-    ui.send("hello")
-    page.wait_for_selector("#api_key.needed")
-    assert "API key" in page.locator("#status").inner_text()
-    assert page.evaluate("document.activeElement.id") == "api_key"
-    page.fill("#api_key", "sk-test")
-    page.fill("#prompt", "hello again")
-    page.press("#prompt", "Enter")
-    usage = ui.wait_done()
-    assert usage.get_attribute("data-completion-tokens") == "4"
-    ui.errors = [e for e in ui.errors if "401" not in e]  # the browser logs the refused fetch
+def test_api_key_is_asked_for_on_401(browser: Any,
+                                     live_server: Callable[..., LiveServer]) -> None:
+    """A server started with `--api-key`: the page itself loads without the key, a request
+    without it gets the real 401, the page asks for the key and then sends it as a bearer
+    token."""
+    ui = Page(browser, live_server("--api-key", "sk-test"))
+    try:
+        page = ui.open()
+        ui.settings(thinking=False, max_tokens="4")
+        ui.send("hello")
+        page.wait_for_selector("#api_key.needed")
+        assert "API key" in page.locator("#status").inner_text()
+        assert page.evaluate("document.activeElement.id") == "api_key"
+        page.fill("#api_key", "sk-test")
+        page.fill("#prompt", "hello again")
+        page.press("#prompt", "Enter")
+        usage = ui.wait_done()
+        assert usage.get_attribute("data-completion-tokens") == "4"
+        ui.errors = [e for e in ui.errors if "401" not in e]  # the browser logs refused fetches
+    finally:
+        ui.close()
 
 
 def test_phone_width_and_keyboard(browser: Any, server: LiveServer) -> None:
