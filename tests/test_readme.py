@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from tests.conftest import ROOT, LiveServer
 
@@ -55,3 +56,24 @@ def test_docs_answers_directly(server: LiveServer) -> None:
     assert asset, docs.text[:500]
     # the page's relative links resolve under /docs/ through the base element
     assert httpx.get(f"{server.url}/docs/{asset.group(1)}").status_code == 200
+
+
+def _using_it_blocks(language: str) -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Using it", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{language}\n(.*?)```", section, re.S)
+
+
+def test_readme_snippets_run(server: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """The SDK snippets of "Using it", run as written against a live server (its port in place
+    of the default one)."""
+    snippets = _using_it_blocks("python")
+    assert len(snippets) >= 2
+    for code in snippets:
+        exec(compile(code.replace("http://127.0.0.1:9999", server.url), "README", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "CompletionUsage(" in printed  # the streamed usage chunk, reached without an error
+    curl = next(block for block in _using_it_blocks("bash") if block.startswith("curl "))
+    out = subprocess.run(curl.replace("http://127.0.0.1:9999", server.url), shell=True,
+                         capture_output=True, text=True, check=True).stdout
+    assert '"chat.completion"' in out
