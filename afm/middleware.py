@@ -221,7 +221,8 @@ class DocsIndexMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] != "/docs" or scope["method"] != "GET":
+        if (scope["type"] != "http" or scope["path"] != "/docs"
+                or scope["method"] not in ("GET", "HEAD")):
             await self.app(scope, receive, send)
             return
         start: Message = {}
@@ -234,10 +235,12 @@ class DocsIndexMiddleware:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app({**scope, "path": "/docs/", "raw_path": b"/docs/"}, receive, capture)
+        await self.app({**scope, "method": "GET", "path": "/docs/", "raw_path": b"/docs/"},
+                       receive, capture)
         body = b"".join(chunks)
         if start.get("status") == 200:
             body = body.replace(b"<head>", b'<head>\n    <base href="/docs/">', 1)
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
         await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body",
+                    "body": b"" if scope["method"] == "HEAD" else body})

@@ -52,6 +52,8 @@ def test_docs_answers_directly(server: LiveServer) -> None:
     assert docs.headers["content-type"].startswith("text/html")
     assert int(docs.headers["content-length"]) == len(docs.content)
     assert '<base href="/docs/">' in docs.text and "swagger-ui" in docs.text
+    head = httpx.head(server.url + "/docs")
+    assert head.status_code == 200 and head.headers["content-length"] == str(len(docs.content))
     asset = re.search(r'src="\./(swagger-ui-bundle\.js)"', docs.text)
     assert asset, docs.text[:500]
     # the page's relative links resolve under /docs/ through the base element
