@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,9 +94,12 @@ def test_a_renamed_response_field_fails_drift_and_type_check(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_node_tests_against_a_live_server(server: LiveServer, tmp_path: Path) -> None:
-    """tests/ts compiled by `tsc --strict` and run by `node --test` against `afm serve`."""
+def test_node_tests_against_a_live_server(live_server: Callable[..., LiveServer],
+                                          tmp_path: Path) -> None:
+    """tests/ts compiled by `tsc --strict` and run by `node --test` against `afm serve`,
+    started with an API key that the client sends on every call."""
     node_tools()
+    server = live_server("--api-key", "ts-test-key")
     out = tmp_path / "js"
     proc = tsc("-p", str(NODE_TESTS / "tsconfig.json"), "--noEmit", "false", "--outDir",
                str(out))
@@ -103,7 +107,7 @@ def test_node_tests_against_a_live_server(server: LiveServer, tmp_path: Path) ->
     (out / "package.json").write_text(json.dumps({"type": "module"}))
     tests = sorted(str(p) for p in (out / "tests" / "ts").glob("*.test.js"))
     assert tests
-    env = {**os.environ, "AFM_BASE_URL": server.url}
+    env = {**os.environ, "AFM_BASE_URL": server.url, "AFM_API_KEY_FOR_TESTS": "ts-test-key"}
     run = subprocess.run(["node", "--test", "--test-reporter=tap", *tests], cwd=out,
                          capture_output=True, text=True, env=env, timeout=900)
     assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-3000:]

@@ -41,7 +41,13 @@ const baseUrl = process.env['AFM_BASE_URL'];
 if (baseUrl === undefined) {
   throw new Error('AFM_BASE_URL is not set (tests/test_ts_client.py sets it)');
 }
-const afm = createClient(createConfig({ baseUrl }));
+// the server requires this key (tests/test_ts_client.py starts it with --api-key): every
+// call below proves the client sends it
+const apiKey = process.env['AFM_API_KEY_FOR_TESTS'];
+if (apiKey === undefined) {
+  throw new Error('AFM_API_KEY_FOR_TESTS is not set (tests/test_ts_client.py sets it)');
+}
+const afm = createClient(createConfig({ baseUrl, auth: apiKey }));
 const TIMEOUT = { timeout: 180_000 };
 
 function user(content: string): ChatMessage {
@@ -73,6 +79,17 @@ test('models: list, retrieve each (ids may hold a slash), a typed 404', TIMEOUT,
   assert.equal(data, undefined);
   assert.equal(error?.error.type, 'not_found_error');
   assert.equal(typeof error?.error.message, 'string');
+});
+
+test('api key: a client without it gets a typed 401', TIMEOUT, async () => {
+  const anonymous = createClient(createConfig({ baseUrl }));
+  const { data, error, response } = await listModels({ client: anonymous });
+  assert.equal(response.status, 401);
+  assert.equal(data, undefined);
+  assert.equal(error?.error.type, 'authentication_error');
+  assert.equal(error?.error.code, 'invalid_api_key');
+  await assert.rejects(collect(streamBatchCompletions({ client: anonymous, body: { requests: [] } })),
+    (err: unknown) => err instanceof AfmError && err.status === 401);
 });
 
 test('chat completion: typed body, request id echoed', TIMEOUT, async () => {

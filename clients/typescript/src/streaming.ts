@@ -202,6 +202,9 @@ export function streamBatchCompletions(
   return decodeEvents((options.client ?? client).post({
     ...options,
     ...STREAMED,
+    // the contract's security schemes, as the generated functions send them: the client's
+    // `auth` (an API key) goes as a bearer token and as `x-api-key`
+    security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],
     url,
     headers: { 'Content-Type': 'application/json', ...options.headers },
   }));
