@@ -68,9 +68,9 @@ def _write_model_files(folder: Path, spec: ModelSpec) -> None:
         "special_token_ids": SPECIAL_TOKEN_IDS,
     }
     if spec.train_tool_calls:
-        from modelbuilder.tool_training import train_tool_calls
+        from modelbuilder.tool_training import train_in_subprocess
 
-        train_tool_calls(folder, spec.seed)
+        train_in_subprocess(folder, spec.seed)
     _write_json(folder / BUILD_INFO_FILE, info)
     for path in folder.iterdir():
         path.chmod(0o644)

@@ -14,13 +14,17 @@ The set holds the questions the tests ask (:data:`MARKED`, :data:`UNMARKED`) plu
 variants; the model is too small to generalise far beyond them, and it need not: it exists to
 make a real model choose a call, through the real parser and grammar. The shared system prompt
 is run once per step (batch 1) and its keys/values broadcast to the batch, which keeps a step
-cheap. Data, order and initial weights are seeded; training runs on the CPU.
+cheap. Data, order and initial weights are seeded; training runs on the CPU, in a child process
+(:func:`train_in_subprocess`) so that the fast BLAS is loaded before MLX (``engine.blas``): with
+MLX's bundled reference BLAS a step is ~4x slower. The step is compiled (``mx.compile``); the
+learning rate warms up, then decays on a cosine. ~0.3 s a step on a quiet 2-core machine.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-VERSION = "1"  # enters the cache hash of trained presets: bump it when training changes
+VERSION = "2"  # enters the cache hash of trained presets: bump it when training changes
 CITIES = ("Paris", "Rome", "Berlin", "Tokyo", "Madrid", "Oslo", "Cairo", "Lima", "Delhi", "Seoul")
 TEXT_REPLY = "I can help with the weather and the time."
 
@@ -53,9 +57,11 @@ _FILLER = (
 
 EOS = "<|im_end|>"
 _CONVERSATIONS = 24
-_STEPS = 120
-_BATCH = 12
-_LR = 6e-3
+_STEPS = 600
+_WARMUP = 20
+_BATCH = 8
+_LR = 1e-2
+_FINAL_LR = 1e-4
 
 
 def _call(name: str, city: str) -> dict[str, Any]:
@@ -187,15 +193,25 @@ def train_tool_calls(folder: Path, seed: int) -> None:
         ce = nn.losses.cross_entropy(logits, x[:, 1:]) * m[:, :-1]
         return ce.sum() / m[:, :-1].sum()
 
-    opt = optim.Adam(learning_rate=_LR)
-    step = nn.value_and_grad(model, loss_fn)
+    schedule = optim.join_schedules(
+        [optim.linear_schedule(_LR / 10, _LR, _WARMUP),
+         optim.cosine_decay(_LR, _STEPS - _WARMUP, _FINAL_LR)], [_WARMUP])
+    opt = optim.Adam(learning_rate=schedule)
+    loss_and_grad = nn.value_and_grad(model, loss_fn)
+    state = [model.state, opt.state]
+
+    @partial(mx.compile, inputs=state, outputs=state)
+    def step(x: mx.array, m: mx.array) -> mx.array:
+        loss, grads = loss_and_grad(model, x, m)
+        opt.update(model, grads)
+        return loss
+
     rng = np.random.default_rng([seed, 7002])
     losses = []
     for _ in range(_STEPS):
         rows = rng.choice(len(rests), size=_BATCH, replace=False)
-        loss, grads = step(model, mx.array(tokens[rows]), mx.array(mask[rows]))
-        opt.update(model, grads)
-        mx.eval(model.parameters(), opt.state)
+        loss = step(mx.array(tokens[rows]), mx.array(mask[rows]))
+        mx.eval(loss, state)
         losses.append(float(loss))
         if len(losses) % 20 == 0:
             log.info("tool-call training step %d: loss %.4f", len(losses), losses[-1])
@@ -206,3 +222,23 @@ def train_tool_calls(folder: Path, seed: int) -> None:
     info_path = folder / "afm_train.json"
     info_path.write_text(json.dumps({"steps": _STEPS, "batch": _BATCH, "lr": _LR,
                                      "final_loss": losses[-1]}) + "\n")
+
+
+def train_in_subprocess(folder: Path, seed: int) -> None:
+    """Run :func:`train_tool_calls` in a fresh interpreter that loads the fast BLAS first
+    (the calling process may already hold MLX with its reference BLAS)."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "modelbuilder.tool_training", str(folder), str(seed)],
+                   check=True)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from engine.blas import preload_fast_blas
+
+    preload_fast_blas()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    train_tool_calls(Path(sys.argv[1]), int(sys.argv[2]))

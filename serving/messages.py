@@ -137,9 +137,11 @@ def function_tools(tools: list[Any] | None) -> list[dict[str, Any]] | None:
         if tool.input_schema is None:
             raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
                                  param=f"tools[{k}].input_schema")
-        function = {"name": tool.name, "parameters": plain(tool.input_schema)}
+        # Chat's key order: the same tool renders the same prompt on every surface.
+        function: dict[str, Any] = {"name": tool.name}
         if tool.description is not None:
             function["description"] = tool.description
+        function["parameters"] = plain(tool.input_schema)
         out.append({"type": "function", "function": function})
     return out or None
 

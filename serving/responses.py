@@ -57,10 +57,12 @@ def _tools(req: CreateResponseRequest) -> list[dict[str, Any]] | None:
                                  "only 'function' tools can run here", param=f"tools[{i}].type")
         if not tool.name:
             raise InvalidRequest(f"tools[{i}] (function) needs a 'name'", param=f"tools[{i}].name")
-        function: dict[str, Any] = {"name": tool.name,
-                                    "parameters": tool.parameters or {"type": "object"}}
+        # Chat's key order (name, description, parameters): templates render tools as JSON,
+        # so the same tool gives the same prompt on every surface.
+        function: dict[str, Any] = {"name": tool.name}
         if tool.description:
             function["description"] = tool.description
+        function["parameters"] = tool.parameters or {"type": "object"}
         if tool.strict is not None:
             function["strict"] = tool.strict
         out.append({"type": "function", "function": function})

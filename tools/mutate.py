@@ -39,6 +39,7 @@ class Mutation:
 
 OBS = "tests/test_compat_observables.py::"
 CHAT = "tests/test_compat_chat.py::"
+AUTO = "tests/test_compat_tools_auto.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation("cached-tokens-zero", "serving/usage.py",
@@ -104,6 +105,14 @@ MUTATIONS: tuple[Mutation, ...] = (
              "piece = open_call.args.update(args)", 'piece = ""',
              ("tests/test_compat_tools.py::test_named",),
              "streamed tool-call arguments arrive in one piece at the end of the call"),
+    Mutation("auto-calls-left-as-text", "engine/output.py",
+             "start = self.format.find_start(self.buf)", "start = -1",
+             (AUTO + "test_auto_calls_the_tool",),
+             "a call the model chose under tool_choice auto reaches the client as text"),
+    Mutation("auto-parallel-dropped", "engine/grammar.py",
+             "body = fmt.auto(tags, parallel_tool_calls)", "body = fmt.auto(tags, False)",
+             (AUTO + "test_auto_parallel_calls",),
+             "tool_choice auto allows only one call even with parallel_tool_calls"),
 )
 
 
