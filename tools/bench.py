@@ -4,9 +4,13 @@ Builds the ``bench`` preset (Qwen3 shape: hidden 512, 8 layers, intermediate 153
 heads, 32k vocabulary, float32) with the project's model builder, then in one run measures:
 
 - ``raw``: the engine without HTTP (batched decode steps with a KV cache, batch 1 and 8);
-- ``afm``: this server; ``mlxlm-blas``: mlx_lm.server with the same BLAS preloaded;
-  ``mlxlm-installed``: mlx_lm.server as installed (reference BLAS on Linux);
-  streaming clients at concurrency 1, 4, 8, 16, 128 tokens each;
+- ``afm``: this server; ``afm-bf16``, ``afm-8bit``, ``afm-4bit``: this server on copies of the
+  bench model made by ``mlx_lm convert`` (default ``--cpu-weights auto``), ``afm-4bit-native``
+  the 4-bit copy with ``--cpu-weights native`` (first round only);
+  ``mlxlm-blas``: mlx_lm.server at its best BLAS configuration (each one available, MKL
+  sequential / threaded and Debian's OpenBLAS, is tried in the first round; the fastest at
+  concurrency 8 runs in the others); ``mlxlm-installed``: mlx_lm.server as installed (reference
+  BLAS on Linux); streaming clients at concurrency 1, 4, 8, 16, 128 tokens each;
 - ``constrained``: afm with a ``json_schema`` response format vs. unconstrained, concurrency 8;
 - ``prefix``: two requests sharing a ~1000-token prefix (cached tokens, TTFT ratio).
 
@@ -16,6 +20,7 @@ and writes everything with a machine description to ``--out`` (default ``BENCHMA
 
     python tools/bench.py                       # full run, writes BENCHMARKS.md
     python tools/bench.py --quick --only raw,mlxlm --out /tmp/bench.md
+    python tools/bench.py --only afm,formats,mlxlm-blas --rounds 2 --tokens 64
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.bench_lib.client import StreamResult, WaveStats, run_wave, stream_chat  # noqa: E402
+from tools.bench_lib.formats import blas_variants, model_copy  # noqa: E402
 from tools.bench_lib.report import (  # noqa: E402
     THROUGHPUT_HEADER,
     blas_probe,
@@ -47,14 +53,17 @@ from tools.bench_lib.report import (  # noqa: E402
 from tools.bench_lib.servers import (  # noqa: E402
     ROOT,
     Server,
+    ServerSpec,
     afm_spec,
     free_port,
     mlxlm_spec,
 )
 
-ROWS = ("raw", "afm", "mlxlm-blas", "mlxlm-installed", "constrained", "prefix")
-ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "all": ROWS}
-SERVERS = ("afm", "mlxlm-blas", "mlxlm-installed")
+FORMAT_ROWS = ("afm-bf16", "afm-8bit", "afm-4bit", "afm-4bit-native")
+ROWS = ("raw", "afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", "constrained", "prefix")
+ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "formats": FORMAT_ROWS, "all": ROWS}
+SERVERS = ("afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed")
+FIRST_ROUND_ONLY = ("mlxlm-installed", "afm-4bit-native")  # slow: one round is enough
 JSON_SCHEMA = {
     "type": "object",
     "properties": {
@@ -98,7 +107,8 @@ def parse_only(text: str | None) -> set[str]:
         elif name in ROWS:
             out.add(name)
         else:
-            raise SystemExit(f"unknown row {name!r}; choose from {', '.join(ROWS + ('mlxlm',))}")
+            raise SystemExit(f"unknown row {name!r}; choose from "
+                             f"{', '.join(ROWS + ('mlxlm', 'formats'))}")
     return out
 
 
@@ -142,6 +152,7 @@ class Bench:
         self.round = 0
         self._raw_rounds: list[list[dict[str, Any]]] = []
         self._wave_rounds: dict[str, list[list[WaveStats]]] = {}
+        self.mlxlm_variant: str | None = None  # the fastest BLAS configuration, once known
 
     # ---- request bodies ------------------------------------------------------------------
 
@@ -181,7 +192,7 @@ class Bench:
         for row in rows:
             print(f"[raw] B={row['batch']}: {row['tok_s']:.1f} tok/s", file=sys.stderr)
 
-    def sweep(self, server: Server) -> None:
+    def sweep(self, server: Server) -> list[WaveStats]:
         """Streaming clients at each concurrency level, ``waves`` x concurrency requests each."""
         key = server.spec.key
         waves: list[WaveStats] = []
@@ -193,7 +204,7 @@ class Bench:
             waves.append(stats)
             print(f"[{key}] round {self.round + 1} c={c}: {stats.tok_s:.1f} tok/s, "
                   f"{stats.tokens} tokens, {stats.failed} failed {stats.errors}", file=sys.stderr)
-        self._wave_rounds.setdefault(key, []).append(waves)
+        return waves
 
     def prefix(self, server: Server) -> None:
         """Two sequential requests sharing a long, never-seen prefix."""
@@ -250,14 +261,25 @@ class Bench:
         if stats.failed:
             print(f"[{server.spec.key}] warm-up failures: {stats.errors}", file=sys.stderr)
 
-    def run_server(self, key: str) -> None:
-        """Start server ``key``, run its selected rows, stop it."""
-        port = free_port()
+    def spec(self, key: str, port: int, variant: str | None = None) -> ServerSpec:
+        """How to start server ``key`` (``variant``: the mlx_lm.server BLAS configuration)."""
+        slots = max(self.args.concurrency)
         if key == "afm":
-            spec = afm_spec(self.model, port, max(self.args.concurrency), self.args.afm_arg)
-        else:
-            spec = mlxlm_spec(self.model, port, same_blas=key == "mlxlm-blas")
-        self.results.labels[key] = spec.label
+            return afm_spec(self.model, port, slots, self.args.afm_arg)
+        if key.startswith("afm-"):
+            fmt = key.removeprefix("afm-").removesuffix("-native")
+            native = key.endswith("-native")
+            extra = [*self.args.afm_arg, "--cpu-weights", "native" if native else "auto"]
+            label = f"afm serve, {fmt} copy" + (", native weights" if native else "")
+            return afm_spec(model_copy(self.model, fmt), port, slots, extra, key, label)
+        if key == "mlxlm-blas" and variant is not None:
+            label, env = blas_variants()[variant]
+            return mlxlm_spec(self.model, port, same_blas=True, blas_label=label, env=env)
+        return mlxlm_spec(self.model, port, same_blas=key == "mlxlm-blas")
+
+    def serve(self, spec: ServerSpec, port: int) -> list[WaveStats] | None:
+        """Start ``spec``, run its selected rows, stop it; the sweep's waves if one ran."""
+        key = spec.key
         server = Server(spec, port, self.log_dir)
         print(f"[{key}] starting: {shlex.join(spec.argv)}", file=sys.stderr)
         try:
@@ -266,17 +288,53 @@ class Bench:
             server.stop()
             self.results.notes.append(f"{spec.label} did not start: {str(exc)[:400]}")
             print(f"[{key}] {exc}", file=sys.stderr)
-            return
+            return None
+        waves = None
         try:
             self.warm_up(server)
             if key in self.only:
-                self.sweep(server)
-            if self.round == 0 and "prefix" in self.only:
+                waves = self.sweep(server)
+            if self.round == 0 and "prefix" in self.only and key not in FORMAT_ROWS:
                 self.prefix(server)
             if self.round == 0 and key == "afm" and "constrained" in self.only:
                 self.constrained(server)
         finally:
             server.stop()
+        return waves
+
+    def run_server(self, key: str) -> None:
+        """Start server ``key``, run its selected rows, stop it. mlx_lm.server tries each BLAS
+        configuration in the first round and keeps the fastest at concurrency 8."""
+        variants: list[str | None] = [None]
+        if key == "mlxlm-blas":
+            variants = [self.mlxlm_variant] if self.mlxlm_variant else [*blas_variants()] or [None]
+        tried: dict[str | None, tuple[ServerSpec, list[WaveStats]]] = {}
+        for variant in variants:
+            try:
+                spec = self.spec(key, free_port(), variant)
+            except Exception as exc:  # noqa: BLE001 - a format copy that cannot be made
+                self.results.notes.append(f"{key}: {str(exc)[:400]}")
+                return
+            self.results.labels.setdefault(key, spec.label)
+            waves = self.serve(spec, int(spec.argv[spec.argv.index("--port") + 1]))
+            if waves is not None:
+                tried[variant] = (spec, waves)
+        if not tried:
+            return
+        best = max(tried, key=lambda v: _tok_s_at(tried[v][1], 8))
+        spec, waves = tried[best]
+        self.results.labels[key] = spec.label
+        self._wave_rounds.setdefault(key, []).append(waves)
+        if key == "mlxlm-blas" and self.mlxlm_variant is None:
+            self.mlxlm_variant = best
+            if len(tried) > 1:
+                self.results.labels[key] = f"{spec.label} (fastest)"
+                self.results.notes.append(
+                    "mlx_lm.server BLAS configurations tried in round 1, aggregate tok/s at "
+                    + "concurrency " + " / ".join(str(w.concurrency) for w in waves) + ": "
+                    + "; ".join(f"{s.label}: " + " / ".join(f"{w.tok_s:.0f}" for w in ws)
+                                for s, ws in tried.values())
+                    + f". The fastest at concurrency 8 ({spec.label}) runs in every round.")
 
     def run(self) -> Results:
         """Every selected row, one server at a time, in ``rounds`` interleaved rounds (this
@@ -289,7 +347,7 @@ class Bench:
             if "raw" in self.only:
                 self.run_raw()
             for key in SERVERS:
-                if self.round > 0 and key == "mlxlm-installed":
+                if self.round > 0 and key in FIRST_ROUND_ONLY:
                     continue
                 if key in self.only or (key == "afm" and needs_afm and self.round == 0):
                     self.run_server(key)
@@ -304,6 +362,12 @@ def _median_by(rows: tuple[dict[str, Any], ...], key: str) -> dict[str, Any]:
     """The row whose ``key`` is the median of the rounds (the lower middle for even counts)."""
     ordered = sorted(rows, key=lambda r: r[key])
     return ordered[(len(ordered) - 1) // 2]
+
+
+def _tok_s_at(waves: list[WaveStats], concurrency: int) -> float:
+    """tok/s at ``concurrency`` (else at the highest level measured below it, else 0)."""
+    below = [w for w in waves if w.concurrency <= concurrency] or waves
+    return max(below, key=lambda w: w.concurrency).tok_s if below else 0.0
 
 
 def _median_wave(waves: list[WaveStats]) -> WaveStats:
@@ -337,6 +401,12 @@ def targets(r: Results) -> list[list[str]]:
             None if v is None else v >= goal)
     v = _ratio(afm1.tok_s if afm1 else None, r.raw_tok_s(1))
     add("afm c=1 / raw forward B=1", v, ">= 0.90x", None if v is None else v >= 0.90)
+    for key in ("afm-bf16", "afm-8bit", "afm-4bit"):
+        for c, base in ((1, afm1), (8, afm8)):
+            mine = r.wave(key, c)
+            v = _ratio(mine.tok_s if mine else None, base.tok_s if base else None)
+            add(f"{r.labels.get(key, key)} c={c} / afm float32 c={c}", v, ">= 0.90x",
+                None if v is None else v >= 0.90)
     p = r.prefix.get("afm")
     share = (_ratio(p["cached2"], p["prompt2"]) if p and p["cached2"] is not None else None)
     add("prefix: cached share of 2nd request", share, ">= 90%",
@@ -368,7 +438,8 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
            "for afm, `logit_bias` on EOS for mlx_lm.server), "
            f"{args.waves} x concurrency requests per row, median of {args.rounds} interleaved "
-           f"rounds (raw, afm, mlx_lm + BLAS each round; mlx_lm as installed in round 1), "
+           f"rounds (raw, afm on each format, mlx_lm + BLAS each round; mlx_lm as installed and "
+           "afm on native 4-bit weights in round 1), "
            f"temperature {args.temperature} "
            "(greedy like the raw rows unless `--temperature` says otherwise). "
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
