@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.bench_lib.client import StreamResult, WaveStats, run_wave, stream_chat  # noqa: E402
 from tools.bench_lib.formats import blas_variants, model_copy  # noqa: E402
+from tools.bench_lib.llama import QUANTS, llama_setup, llama_spec  # noqa: E402
 from tools.bench_lib.report import (  # noqa: E402
     THROUGHPUT_HEADER,
     blas_probe,
@@ -60,9 +61,12 @@ from tools.bench_lib.servers import (  # noqa: E402
 )
 
 FORMAT_ROWS = ("afm-bf16", "afm-8bit", "afm-4bit", "afm-4bit-native")
-ROWS = ("raw", "afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", "constrained", "prefix")
-ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "formats": FORMAT_ROWS, "all": ROWS}
-SERVERS = ("afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed")
+LLAMA_ROWS = tuple(QUANTS)
+ROWS = ("raw", "afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", *LLAMA_ROWS, "constrained",
+        "prefix")
+ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "formats": FORMAT_ROWS,
+           "llama": LLAMA_ROWS, "all": ROWS}
+SERVERS = ("afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", *LLAMA_ROWS)
 FIRST_ROUND_ONLY = ("mlxlm-installed", "afm-4bit-native")  # slow: one round is enough
 JSON_SCHEMA = {
     "type": "object",
@@ -108,7 +112,7 @@ def parse_only(text: str | None) -> set[str]:
             out.add(name)
         else:
             raise SystemExit(f"unknown row {name!r}; choose from "
-                             f"{', '.join(ROWS + ('mlxlm', 'formats'))}")
+                             f"{', '.join(ROWS + ('mlxlm', 'formats', 'llama'))}")
     return out
 
 
@@ -272,6 +276,8 @@ class Bench:
             extra = [*self.args.afm_arg, "--cpu-weights", "native" if native else "auto"]
             label = f"afm serve, {fmt} copy" + (", native weights" if native else "")
             return afm_spec(model_copy(self.model, fmt), port, slots, extra, key, label)
+        if key in QUANTS:
+            return llama_spec(key, self.model, port, slots, ctx_per_slot=self.args.tokens + 256)
         if key == "mlxlm-blas" and variant is not None:
             label, env = blas_variants()[variant]
             return mlxlm_spec(self.model, port, same_blas=True, blas_label=label, env=env)
@@ -294,7 +300,8 @@ class Bench:
             self.warm_up(server)
             if key in self.only:
                 waves = self.sweep(server)
-            if self.round == 0 and "prefix" in self.only and key not in FORMAT_ROWS:
+            if (self.round == 0 and "prefix" in self.only
+                    and key not in FORMAT_ROWS + LLAMA_ROWS):
                 self.prefix(server)
             if self.round == 0 and key == "afm" and "constrained" in self.only:
                 self.constrained(server)
@@ -342,6 +349,11 @@ class Bench:
         a round is measured under the same conditions). The slow as-installed mlx_lm.server
         runs in the first round only."""
         needs_afm = bool({"afm", "constrained", "prefix"} & self.only)
+        missing = llama_setup() if set(LLAMA_ROWS) & self.only else None
+        if missing:
+            self.results.notes.append(missing)
+            print(f"[llama] {missing}", file=sys.stderr)
+            self.only -= set(LLAMA_ROWS)
         for index in range(self.args.rounds):
             self.round = index
             if "raw" in self.only:
@@ -407,6 +419,11 @@ def targets(r: Results) -> list[list[str]]:
             v = _ratio(mine.tok_s if mine else None, base.tok_s if base else None)
             add(f"{r.labels.get(key, key)} c={c} / afm float32 c={c}", v, ">= 0.90x",
                 None if v is None else v >= 0.90)
+    for c, goal in ((16, 0.8), (1, 0.6)):
+        mine, peer = r.wave("afm", c), r.wave("llama-f32", c)
+        v = _ratio(mine.tok_s if mine else None, peer.tok_s if peer else None)
+        add(f"afm c={c} / llama-server f32 c={c}", v, f">= {goal}x",
+            None if v is None else v >= goal)
     p = r.prefix.get("afm")
     share = (_ratio(p["cached2"], p["prompt2"]) if p and p["cached2"] is not None else None)
     add("prefix: cached share of 2nd request", share, ">= 90%",
@@ -433,13 +450,17 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "## Model", "",
            f"`bench` preset from `modelbuilder/` ({model}): Qwen3 shape, hidden 512, "
            "8 layers, intermediate 1536, 8 heads / 4 KV heads, 32k vocabulary, float32, "
-           "random weights.", "",
+           "random weights. Its bf16, 8-bit and 4-bit copies are made by `mlx_lm convert` "
+           "(`--dtype bfloat16`, `-q --q-bits 8|4`, group size 64); afm serves them with the "
+           "default `--cpu-weights auto` (converted to float32 at load) unless the row says "
+           "native weights. llama-server rows run GGUF copies made by llama.cpp's own "
+           "`convert_hf_to_gguf.py` (f32, Q8_0) and `llama-quantize` (Q4_0).", "",
            "## Throughput", "",
            f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
            "for afm, `logit_bias` on EOS for mlx_lm.server), "
            f"{args.waves} x concurrency requests per row, median of {args.rounds} interleaved "
-           f"rounds (raw, afm on each format, mlx_lm + BLAS each round; mlx_lm as installed and "
-           "afm on native 4-bit weights in round 1), "
+           f"rounds (raw, afm on each format, mlx_lm + BLAS and llama-server each round; mlx_lm "
+           "as installed and afm on native 4-bit weights in round 1), "
            f"temperature {args.temperature} "
            "(greedy like the raw rows unless `--temperature` says otherwise). "
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
