@@ -137,14 +137,13 @@ def describe(model: nn.Module) -> tuple[str, int, int]:
 def to_float32(model: nn.Module) -> int:
     """Dequantize quantized layers into float32 ``Linear``/``Embedding`` and cast half-precision
     parameters to float32, in place; returns the number of layers dequantized."""
-    replaced: list[tuple[str, nn.Module]] = []
-    for name, module in model.named_modules():
-        if not _quantized(module):
-            continue
-        biases = getattr(module, "biases", None)
-        weight = mx.dequantize(module.weight, module.scales, biases, module.group_size,
-                               module.bits, mode=getattr(module, "mode", "affine"))
-        weight = weight.astype(mx.float32)
+    count = 0
+    quantized = [(name, m) for name, m in model.named_modules() if _quantized(m)]
+    while quantized:
+        name, module = quantized.pop()
+        weight = mx.dequantize(module.weight, module.scales, getattr(module, "biases", None),
+                               module.group_size, module.bits,
+                               mode=getattr(module, "mode", "affine")).astype(mx.float32)
         if isinstance(module, nn.QuantizedEmbedding):
             new: nn.Module = nn.Embedding(*weight.shape)
         else:
@@ -153,13 +152,14 @@ def to_float32(model: nn.Module) -> int:
             if has_bias:
                 new.bias = module.bias.astype(mx.float32)
         new.weight = weight
-        mx.eval(new.parameters())  # one layer at a time: the peak stays near the result
-        replaced.append((name, new))
-    if replaced:
-        model.update_modules(tree_unflatten(replaced))
+        mx.eval(new.parameters())
+        # swap one layer at a time, so the quantized copy is freed as the float32 one grows
+        model.update_modules(tree_unflatten([(name, new)]))
+        del module, new, weight
+        count += 1
     model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
     mx.eval(model.parameters())
-    return len(replaced)
+    return count
 
 
 def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
@@ -188,8 +188,8 @@ def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsC
             why = ("--cpu-weights float32" if mode == "float32" else
                    f"the float32 copy (+{_mib(growth)}) fits the budget "
                    f"({_mib(budget) if budget is not None else 'unknown'})")
-            choice.reason = f"{source} -> float32 ({how}, {_mib(f32)}): {why}; BLAS runs " \
-                            "float32 matmuls only"
+            choice.reason = (f"{source} -> float32 ({how}, {_mib(f32)}): {why}; BLAS runs "
+                             "float32 matmuls only")
         else:
             choice.reason = (f"the float32 copy (+{_mib(growth)}) does not fit the budget "
                              f"({_mib(budget)}, {BUDGET_ENV} or half of available memory): "
