@@ -3,8 +3,8 @@
 Loads the float32 bench model and its bf16 / 8-bit / 4-bit copies (made by ``mlx_lm convert``,
 cached next to the model) with ``--cpu-weights auto`` (converted to float32 at load), plus the
 4-bit copy on native weights, and times greedy batched decode steps (no HTTP) at batch 1 and 8,
-all models interleaved in each round (the order rotates); figures are medians of the rounds. One process and
-interleaving keep the ratios meaningful on a shared machine::
+all models interleaved in each round (the order rotates); figures are medians of the rounds.
+One process and interleaving keep the ratios meaningful on a shared machine::
 
     python tools/bench_formats.py [--rounds 3] [--tokens 64] [--out FILE]
 """
