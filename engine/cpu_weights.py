@@ -97,6 +97,13 @@ def _quantized(module: nn.Module) -> bool:
     return isinstance(module, nn.QuantizedLinear | nn.QuantizedEmbedding)
 
 
+def _other_quantized(model: nn.Module) -> list[str]:
+    """Class names of quantized layers this policy does not convert (e.g. MoE experts'
+    ``QuantizedSwitchLinear``): they keep running MLX's quantized kernel."""
+    return sorted({type(m).__name__ for _, m in model.named_modules()
+                   if not _quantized(m) and "scales" in m and hasattr(m, "bits")})
+
+
 def _float32_size(module: nn.Module) -> int:
     """Bytes of a quantized module's dequantized float32 weight (plus its bias)."""
     rows, packed = module.weight.shape[-2:]
@@ -190,6 +197,9 @@ def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsC
                    f"({_mib(budget) if budget is not None else 'unknown'})")
             choice.reason = (f"{source} -> float32 ({how}, {_mib(f32)}): {why}; BLAS runs "
                              "float32 matmuls only")
+            others = _other_quantized(model)
+            if others:
+                choice.reason += f"; {', '.join(others)} layers stay quantized"
         else:
             choice.reason = (f"the float32 copy (+{_mib(growth)}) does not fit the budget "
                              f"({_mib(budget)}, {BUDGET_ENV} or half of available memory): "
