@@ -122,6 +122,11 @@ FLAGS: tuple[Flag, ...] = (
          "throughput", int, S.prefix_cache_bytes),
     Flag(("--prefill-step-size",), "prefill_step_size", "Prompt tokens per prefill chunk.",
          "throughput", int, S.prefill_step_size),
+    Flag(("--cpu-weights",), "cpu_weights",
+         "CPU weight policy: auto converts quantized and bf16/fp16 weights to float32 at load "
+         "when the copy fits half of available memory (AFM_CPU_WEIGHTS_BUDGET bytes overrides); "
+         "float32 always converts; native never does. Metal devices are untouched.",
+         "throughput", default=S.cpu_weights, choices=("auto", "float32", "native")),
     Flag(("--embedding-model",), "embedding_models",
          "Extra embedding model (folder or hub id); repeatable.", "surfaces", action="append"),
     Flag(("--data-dir",), "data_dir", "Where files and batches are stored.", "surfaces", Path,
@@ -298,6 +303,7 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         prefix_caching=not ns.disable_prefix_caching,
         prefix_cache_bytes=ns.prefix_cache_bytes,
         prefill_step_size=ns.prefill_step_size,
+        cpu_weights=ns.cpu_weights,
         embedding_models=list(ns.embedding_models or []),
         data_dir=ns.data_dir,
         batch_concurrency=ns.batch_concurrency,

@@ -114,6 +114,7 @@ class AppState:
             prefix_cache_bytes=self.settings.prefix_cache_bytes,
             prefill_step_size=self.settings.prefill_step_size,
             max_logprobs=self.settings.max_logprobs,
+            cpu_weights=self.settings.cpu_weights,
         )
         self.engine = ChatEngine(config)
         hf_tokenizer = getattr(self.engine.tokenizer, "_tokenizer", self.engine.tokenizer)
@@ -204,7 +205,8 @@ class AppState:
 
                 try:
                     self._embeddings[model_id] = await asyncio.to_thread(
-                        EmbeddingModel.load, self._embedding_sources[model_id])
+                        EmbeddingModel.load, self._embedding_sources[model_id],
+                        self.settings.cpu_weights)
                 except (EmbeddingLoadError, OSError) as exc:
                     raise ServiceUnavailable(
                         f"Embedding model '{model_id}' cannot be loaded: {exc}",
@@ -219,7 +221,12 @@ class AppState:
             "model": self.model_id if self.engine is not None else None,
             "backend": {"name": self.settings.backend, "available": self.backend_available,
                         "detail": self.backend_detail},
+            "cpu_weights": self.weights_choice(),
         }
+
+    def weights_choice(self) -> dict[str, Any] | None:
+        """What the CPU weight policy chose for the chat model; None before it loads."""
+        return self.engine.weights_choice.as_dict() if self.engine is not None else None
 
 
 def get_state() -> AppState:

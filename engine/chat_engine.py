@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from engine.config import EngineConfig
+from engine.cpu_weights import WeightsChoice
 from engine.detokenizer import TokenTable
 from engine.engine_loop import EngineLoop
 from engine.model_runner import ModelRunner
@@ -110,6 +111,11 @@ class ChatEngine:
     @property
     def weights_bytes(self) -> int:
         return self._runner.weights_bytes
+
+    @property
+    def weights_choice(self) -> WeightsChoice:
+        """What the CPU weight policy chose at load (:mod:`engine.cpu_weights`)."""
+        return self._runner.weights_choice
 
     # ----------------------------------------------------------------- caller-facing API
 

@@ -12,7 +12,7 @@ class EngineConfig:
     ``concurrent`` is the decode batch size: at most that many requests prefill or decode at once;
     the rest wait up to ``queue_timeout`` seconds for a slot. ``prefill_step_size`` bounds the
     prompt tokens processed between two decode steps, so a long prompt does not stall running
-    streams.
+    streams. ``cpu_weights`` is the CPU weight policy (:mod:`engine.cpu_weights`).
     """
 
     model: str  # local folder or hub id (mlx_lm.load)
@@ -22,3 +22,4 @@ class EngineConfig:
     prefix_cache_bytes: int = 512 * 2**20
     prefill_step_size: int = 256
     max_logprobs: int = 20
+    cpu_weights: str = "auto"  # engine.cpu_weights.MODES: float32 conversion on a CPU device

@@ -27,6 +27,8 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from engine.bert import BertConfig, BertModel
+from engine.cpu_weights import WeightsChoice
+from engine.cpu_weights import apply as apply_cpu_weights
 
 BUILTIN_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 BUILTIN_ALIASES = ("all-MiniLM-L6-v2",)
@@ -91,7 +93,7 @@ def _pooling_modes(cfg: dict[str, Any]) -> list[str]:
 
 
 def _load_weights(folder: Path) -> dict[str, mx.array]:
-    """All tensors of the checkpoint, floating ones as float32."""
+    """All tensors of the checkpoint, as stored (the CPU weight policy casts them later)."""
     files = sorted(folder.glob("*.safetensors"))
     weights: dict[str, mx.array] = {}
     if files:
@@ -105,10 +107,7 @@ def _load_weights(folder: Path) -> dict[str, mx.array]:
             weights[k] = mx.array(t.float().numpy() if t.is_floating_point() else t.numpy())
     else:
         raise EmbeddingLoadError(f"no model.safetensors or pytorch_model.bin in {folder}")
-    return {
-        k: v.astype(mx.float32) if mx.issubdtype(v.dtype, mx.floating) else v
-        for k, v in weights.items()
-    }
+    return weights
 
 
 def _resolve(path_or_id: str) -> tuple[Path, str]:
@@ -190,6 +189,8 @@ class EmbeddingModel:
         self.vocab_size = model.config.vocab_size
         self._pad_id = model.config.pad_token_id
         self._lock = threading.Lock()
+        self.weights_choice: WeightsChoice | None = None
+        """What the CPU weight policy chose at load (set by :meth:`load`)."""
         # Special tokens the post-processor wraps around a text (BERT: [CLS] ... [SEP]).
         full = tokenizer.encode("a").ids
         core = tokenizer.encode("a", add_special_tokens=False).ids
@@ -198,18 +199,21 @@ class EmbeddingModel:
         self._suffix = full[at + len(core) :]
 
     @classmethod
-    def load(cls, path_or_id: str) -> EmbeddingModel:
-        """Load from a local folder, the builtin id or alias, or a hub id (downloaded)."""
+    def load(cls, path_or_id: str, cpu_weights: str = "auto") -> EmbeddingModel:
+        """Load from a local folder, the builtin id or alias, or a hub id (downloaded).
+
+        ``cpu_weights`` is the CPU weight policy (:mod:`engine.cpu_weights`) for the encoder.
+        """
         folder, model_id = _resolve(path_or_id)
         try:
-            return cls._load_folder(folder, model_id)
+            return cls._load_folder(folder, model_id, cpu_weights)
         except EmbeddingLoadError:
             raise
         except Exception as e:
             raise EmbeddingLoadError(f"cannot load embedding model from {folder}: {e}") from e
 
     @classmethod
-    def _load_folder(cls, folder: Path, model_id: str) -> EmbeddingModel:
+    def _load_folder(cls, folder: Path, model_id: str, cpu_weights: str) -> EmbeddingModel:
         transformer_dir, pooling, normalize = folder, ["mean"], False
         pooling_dir: Path | None = None
         if (folder / "modules.json").is_file():
@@ -248,7 +252,8 @@ class EmbeddingModel:
 
         model = BertModel(config)
         model.load_hf_weights(_load_weights(transformer_dir))
-        return cls(
+        weights_choice = apply_cpu_weights(model, cpu_weights, what=model_id)
+        embedder = cls(
             model_id,
             model,
             tokenizer,
@@ -256,6 +261,8 @@ class EmbeddingModel:
             pooling=pooling,
             normalize=normalize,
         )
+        embedder.weights_choice = weights_choice
+        return embedder
 
     # ----------------------------------------------------------------------------- embedding
 
@@ -343,6 +350,7 @@ class EmbeddingModel:
         if self.normalize:
             norm = mx.sqrt(mx.sum(pooled * pooled, axis=-1, keepdims=True))
             pooled = pooled / mx.maximum(norm, 1e-12)
+        pooled = pooled.astype(mx.float32)  # numpy has no bfloat16 (native half weights)
         mx.eval(pooled)
         return np.array(pooled, dtype=np.float32)
 

@@ -22,7 +22,7 @@ from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
 
-from engine import metrics
+from engine import cpu_weights, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
@@ -45,6 +45,7 @@ class ModelRunner:
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
         model, tokenizer = mlx_load(config.model)[:2]
+        self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
         self.model = model
         self.tokenizer = tokenizer
         args = getattr(model, "args", None)

@@ -62,24 +62,23 @@ class Backend(BaseModel):
     detail: str | None = None
 
 
-class Health(BaseModel):
-    status: Literal['healthy']
+class CpuWeightsMode(StrEnum):
     """
-    Always `healthy` while the process serves HTTP.
+    The requested `--cpu-weights` mode.
     """
-    timestamp: int
+
+    AUTO = 'auto'
+    FLOAT32 = 'float32'
+    NATIVE = 'native'
+
+
+class CpuWeightsKind(StrEnum):
     """
-    Unix seconds.
+    What runs: float32 weights (converted or already so) or the checkpoint's own.
     """
-    version: str
-    model: str | None = None
-    """
-    The loaded chat model.
-    """
-    backend: Backend | None = None
-    """
-    The generation backend and whether it can serve on this host.
-    """
+
+    FLOAT32 = 'float32'
+    NATIVE = 'native'
 
 
 class Type(StrEnum):
@@ -1514,6 +1513,39 @@ class ErrorResponse(BaseModel):
     error: ErrorDetail
 
 
+class CpuWeights(BaseModel):
+    """
+    What the CPU weight policy (`--cpu-weights`) chose for the chat model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
+    """
+
+    mode: CpuWeightsMode
+    weights: CpuWeightsKind
+    source: str
+    """
+    The checkpoint's format: `float32`, `bfloat16`, `float16`, `4-bit`, `8-bit`...
+    """
+    converted: bool
+    """
+    True when layers were dequantized or cast at load.
+    """
+    reason: str
+    """
+    Why, in one sentence.
+    """
+    native_bytes: int | None = None
+    """
+    Parameter bytes as loaded.
+    """
+    float32_bytes: int | None = None
+    """
+    Parameter bytes as float32.
+    """
+    budget_bytes: int | None = None
+    """
+    Bytes the float32 copy could add, when measured.
+    """
+
+
 class ContentPart(RootModel[TextContentPart | ImageContentPart | AudioContentPart]):
     root: Annotated[
         TextContentPart | ImageContentPart | AudioContentPart,
@@ -1568,6 +1600,7 @@ class AfmProfile(BaseModel):
     gpu_utilization: float | None = None
     memory_bandwidth_gbps: float | None = None
     host: AfmProfileHost | None = None
+    cpu_weights: CpuWeights | None = None
     samples: list[AfmProfileSample] | None = None
     """
     Sampled series (`extended` only).
@@ -1717,6 +1750,27 @@ class ResponseInputItemList(BaseModel):
     first_id: str | None = None
     last_id: str | None = None
     has_more: bool
+
+
+class Health(BaseModel):
+    status: Literal['healthy']
+    """
+    Always `healthy` while the process serves HTTP.
+    """
+    timestamp: int
+    """
+    Unix seconds.
+    """
+    version: str
+    model: str | None = None
+    """
+    The loaded chat model.
+    """
+    backend: Backend | None = None
+    """
+    The generation backend and whether it can serve on this host.
+    """
+    cpu_weights: CpuWeights | None = None
 
 
 class MessageContent(RootModel[str | list[ContentPart]]):

@@ -76,6 +76,7 @@ def afm_profile(state: AppState, stats: GenerationStats, mode: str) -> dict[str,
                  "memory_gib": None,
                  "mlx_device": "gpu" if platform.system() == "Darwin" else "cpu",
                  "blas": blas},
+        "cpu_weights": state.weights_choice(),
     }
     if mode == "extended":
         profile["samples"] = engine_stats.get("samples") or []

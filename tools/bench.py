@@ -4,9 +4,13 @@ Builds the ``bench`` preset (Qwen3 shape: hidden 512, 8 layers, intermediate 153
 heads, 32k vocabulary, float32) with the project's model builder, then in one run measures:
 
 - ``raw``: the engine without HTTP (batched decode steps with a KV cache, batch 1 and 8);
-- ``afm``: this server; ``mlxlm-blas``: mlx_lm.server with the same BLAS preloaded;
-  ``mlxlm-installed``: mlx_lm.server as installed (reference BLAS on Linux);
-  streaming clients at concurrency 1, 4, 8, 16, 128 tokens each;
+- ``afm``: this server; ``afm-bf16``, ``afm-8bit``, ``afm-4bit``: this server on copies of the
+  bench model made by ``mlx_lm convert`` (default ``--cpu-weights auto``), ``afm-4bit-native``
+  the 4-bit copy with ``--cpu-weights native`` (first round only);
+  ``mlxlm-blas``: mlx_lm.server at its best BLAS configuration (each one available, MKL
+  sequential / threaded and Debian's OpenBLAS, is tried in the first round; the fastest at
+  concurrency 8 runs in the others); ``mlxlm-installed``: mlx_lm.server as installed (reference
+  BLAS on Linux); streaming clients at concurrency 1, 4, 8, 16, 128 tokens each;
 - ``constrained``: afm with a ``json_schema`` response format vs. unconstrained, concurrency 8;
 - ``prefix``: two requests sharing a ~1000-token prefix (cached tokens, TTFT ratio).
 
@@ -16,6 +20,7 @@ and writes everything with a machine description to ``--out`` (default ``BENCHMA
 
     python tools/bench.py                       # full run, writes BENCHMARKS.md
     python tools/bench.py --quick --only raw,mlxlm --out /tmp/bench.md
+    python tools/bench.py --only afm,formats,mlxlm-blas --rounds 2 --tokens 64
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.bench_lib.client import StreamResult, WaveStats, run_wave, stream_chat  # noqa: E402
+from tools.bench_lib.formats import blas_variants, model_copy  # noqa: E402
+from tools.bench_lib.llama import QUANTS, llama_setup, llama_spec  # noqa: E402
 from tools.bench_lib.report import (  # noqa: E402
     THROUGHPUT_HEADER,
     blas_probe,
@@ -47,14 +54,20 @@ from tools.bench_lib.report import (  # noqa: E402
 from tools.bench_lib.servers import (  # noqa: E402
     ROOT,
     Server,
+    ServerSpec,
     afm_spec,
     free_port,
     mlxlm_spec,
 )
 
-ROWS = ("raw", "afm", "mlxlm-blas", "mlxlm-installed", "constrained", "prefix")
-ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "all": ROWS}
-SERVERS = ("afm", "mlxlm-blas", "mlxlm-installed")
+FORMAT_ROWS = ("afm-bf16", "afm-8bit", "afm-4bit", "afm-4bit-native")
+LLAMA_ROWS = tuple(QUANTS)
+ROWS = ("raw", "afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", *LLAMA_ROWS, "constrained",
+        "prefix")
+ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "formats": FORMAT_ROWS,
+           "llama": LLAMA_ROWS, "all": ROWS}
+SERVERS = ("afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", *LLAMA_ROWS)
+FIRST_ROUND_ONLY = ("mlxlm-installed", "afm-4bit-native")  # slow: one round is enough
 JSON_SCHEMA = {
     "type": "object",
     "properties": {
@@ -98,7 +111,8 @@ def parse_only(text: str | None) -> set[str]:
         elif name in ROWS:
             out.add(name)
         else:
-            raise SystemExit(f"unknown row {name!r}; choose from {', '.join(ROWS + ('mlxlm',))}")
+            raise SystemExit(f"unknown row {name!r}; choose from "
+                             f"{', '.join(ROWS + ('mlxlm', 'formats', 'llama'))}")
     return out
 
 
@@ -142,6 +156,7 @@ class Bench:
         self.round = 0
         self._raw_rounds: list[list[dict[str, Any]]] = []
         self._wave_rounds: dict[str, list[list[WaveStats]]] = {}
+        self.mlxlm_variant: str | None = None  # the fastest BLAS configuration, once known
 
     # ---- request bodies ------------------------------------------------------------------
 
@@ -181,11 +196,14 @@ class Bench:
         for row in rows:
             print(f"[raw] B={row['batch']}: {row['tok_s']:.1f} tok/s", file=sys.stderr)
 
-    def sweep(self, server: Server) -> None:
+    def sweep(self, server: Server) -> list[WaveStats]:
         """Streaming clients at each concurrency level, ``waves`` x concurrency requests each."""
         key = server.spec.key
         waves: list[WaveStats] = []
-        for c in self.args.concurrency:
+        levels = self.args.concurrency
+        if key == "afm-4bit-native":  # scalar kernels: minutes per wave at 16 clients
+            levels = [c for c in levels if c in (1, 8)] or levels[:1]
+        for c in levels:
             bodies = [self.body(server, f"Request {c}-{i}: tell a long story about the number "
                                         f"{i * 7 + c}.", self.args.tokens)
                       for i in range(c * self.args.waves)]
@@ -193,7 +211,7 @@ class Bench:
             waves.append(stats)
             print(f"[{key}] round {self.round + 1} c={c}: {stats.tok_s:.1f} tok/s, "
                   f"{stats.tokens} tokens, {stats.failed} failed {stats.errors}", file=sys.stderr)
-        self._wave_rounds.setdefault(key, []).append(waves)
+        return waves
 
     def prefix(self, server: Server) -> None:
         """Two sequential requests sharing a long, never-seen prefix."""
@@ -250,14 +268,27 @@ class Bench:
         if stats.failed:
             print(f"[{server.spec.key}] warm-up failures: {stats.errors}", file=sys.stderr)
 
-    def run_server(self, key: str) -> None:
-        """Start server ``key``, run its selected rows, stop it."""
-        port = free_port()
+    def spec(self, key: str, port: int, variant: str | None = None) -> ServerSpec:
+        """How to start server ``key`` (``variant``: the mlx_lm.server BLAS configuration)."""
+        slots = max(self.args.concurrency)
         if key == "afm":
-            spec = afm_spec(self.model, port, max(self.args.concurrency), self.args.afm_arg)
-        else:
-            spec = mlxlm_spec(self.model, port, same_blas=key == "mlxlm-blas")
-        self.results.labels[key] = spec.label
+            return afm_spec(self.model, port, slots, self.args.afm_arg)
+        if key.startswith("afm-"):
+            fmt = key.removeprefix("afm-").removesuffix("-native")
+            native = key.endswith("-native")
+            extra = [*self.args.afm_arg, "--cpu-weights", "native" if native else "auto"]
+            label = f"afm serve, {fmt} copy" + (", native weights" if native else "")
+            return afm_spec(model_copy(self.model, fmt), port, slots, extra, key, label)
+        if key in QUANTS:
+            return llama_spec(key, self.model, port, slots, ctx_per_slot=self.args.tokens + 256)
+        if key == "mlxlm-blas" and variant is not None:
+            label, env = blas_variants()[variant]
+            return mlxlm_spec(self.model, port, same_blas=True, blas_label=label, env=env)
+        return mlxlm_spec(self.model, port, same_blas=key == "mlxlm-blas")
+
+    def serve(self, spec: ServerSpec, port: int) -> list[WaveStats] | None:
+        """Start ``spec``, run its selected rows, stop it; the sweep's waves if one ran."""
+        key = spec.key
         server = Server(spec, port, self.log_dir)
         print(f"[{key}] starting: {shlex.join(spec.argv)}", file=sys.stderr)
         try:
@@ -266,17 +297,74 @@ class Bench:
             server.stop()
             self.results.notes.append(f"{spec.label} did not start: {str(exc)[:400]}")
             print(f"[{key}] {exc}", file=sys.stderr)
-            return
+            return None
+        waves = None
         try:
             self.warm_up(server)
             if key in self.only:
-                self.sweep(server)
-            if self.round == 0 and "prefix" in self.only:
+                waves = self.sweep(server)
+            if (self.round == 0 and "prefix" in self.only
+                    and key not in FORMAT_ROWS + LLAMA_ROWS):
                 self.prefix(server)
             if self.round == 0 and key == "afm" and "constrained" in self.only:
                 self.constrained(server)
         finally:
             server.stop()
+        return waves
+
+    def probe_blas(self) -> str | None:
+        """mlx_lm.server's fastest BLAS configuration here: each one serves one short wave of 8
+        clients (16 tokens each); the figures go to the notes."""
+        variants = list(blas_variants())
+        if len(variants) < 2:
+            return variants[0] if variants else None
+        c = min(8, max(self.args.concurrency))
+        figures: dict[str, float] = {}
+        for variant in variants:
+            port = free_port()
+            spec = self.spec("mlxlm-blas", port, variant)
+            server = Server(spec, port, self.log_dir)
+            server.log_path = self.log_dir / f"mlxlm-blas-{variant}.log"
+            try:
+                server.start(self.args.server_timeout)
+                self.warm_up(server)
+                bodies = [self.body(server, f"Probe {i}: tell a story.", 16) for i in range(c)]
+                stats = asyncio.run(run_wave(self.url(server), bodies, c))
+                figures[variant] = stats.tok_s if not stats.failed else 0.0
+                print(f"[mlxlm-blas] probe {spec.label}: {stats.tok_s:.1f} tok/s at c={c}",
+                      file=sys.stderr)
+            except Exception as exc:  # noqa: BLE001 - that configuration does not run here
+                self.results.notes.append(f"{spec.label} did not run: {str(exc)[:300]}")
+            finally:
+                server.stop()
+        if not figures:
+            return None
+        best = max(figures, key=lambda v: figures[v])
+        labels = {v: blas_variants()[v][0] for v in figures}
+        self.results.notes.append(
+            f"mlx_lm.server BLAS configurations probed in round 1 ({c} clients x 16 tokens, "
+            "aggregate tok/s): " + "; ".join(f"{labels[v]} {t:.0f}" for v, t in figures.items())
+            + f". The fastest, {labels[best]}, is the mlx_lm.server row.")
+        return best
+
+    def run_server(self, key: str) -> None:
+        """Start server ``key``, run its selected rows, stop it. mlx_lm.server first probes
+        each BLAS configuration (once) and runs at the fastest."""
+        variant = None
+        if key == "mlxlm-blas":
+            if self.mlxlm_variant is None:
+                self.mlxlm_variant = self.probe_blas() or ""
+            variant = self.mlxlm_variant or None
+        port = free_port()
+        try:
+            spec = self.spec(key, port, variant)
+        except Exception as exc:  # noqa: BLE001 - a copy that cannot be made: note it
+            self.results.notes.append(f"{key}: {str(exc)[:400]}")
+            return
+        self.results.labels[key] = spec.label
+        waves = self.serve(spec, port)
+        if waves is not None:
+            self._wave_rounds.setdefault(key, []).append(waves)
 
     def run(self) -> Results:
         """Every selected row, one server at a time, in ``rounds`` interleaved rounds (this
@@ -284,12 +372,17 @@ class Bench:
         a round is measured under the same conditions). The slow as-installed mlx_lm.server
         runs in the first round only."""
         needs_afm = bool({"afm", "constrained", "prefix"} & self.only)
+        missing = llama_setup() if set(LLAMA_ROWS) & self.only else None
+        if missing:
+            self.results.notes.append(missing)
+            print(f"[llama] {missing}", file=sys.stderr)
+            self.only -= set(LLAMA_ROWS)
         for index in range(self.args.rounds):
             self.round = index
             if "raw" in self.only:
                 self.run_raw()
             for key in SERVERS:
-                if self.round > 0 and key == "mlxlm-installed":
+                if self.round > 0 and key in FIRST_ROUND_ONLY:
                     continue
                 if key in self.only or (key == "afm" and needs_afm and self.round == 0):
                     self.run_server(key)
@@ -337,6 +430,17 @@ def targets(r: Results) -> list[list[str]]:
             None if v is None else v >= goal)
     v = _ratio(afm1.tok_s if afm1 else None, r.raw_tok_s(1))
     add("afm c=1 / raw forward B=1", v, ">= 0.90x", None if v is None else v >= 0.90)
+    for key in ("afm-bf16", "afm-8bit", "afm-4bit"):
+        for c, base in ((1, afm1), (8, afm8)):
+            mine = r.wave(key, c)
+            v = _ratio(mine.tok_s if mine else None, base.tok_s if base else None)
+            add(f"{r.labels.get(key, key)} c={c} / afm float32 c={c}", v, ">= 0.90x",
+                None if v is None else v >= 0.90)
+    for c, goal in ((16, 0.8), (1, 0.6)):
+        mine, peer = r.wave("afm", c), r.wave("llama-f32", c)
+        v = _ratio(mine.tok_s if mine else None, peer.tok_s if peer else None)
+        add(f"afm c={c} / llama-server f32 c={c}", v, f">= {goal}x",
+            None if v is None else v >= goal)
     p = r.prefix.get("afm")
     share = (_ratio(p["cached2"], p["prompt2"]) if p and p["cached2"] is not None else None)
     add("prefix: cached share of 2nd request", share, ">= 90%",
@@ -363,12 +467,17 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "## Model", "",
            f"`bench` preset from `modelbuilder/` ({model}): Qwen3 shape, hidden 512, "
            "8 layers, intermediate 1536, 8 heads / 4 KV heads, 32k vocabulary, float32, "
-           "random weights.", "",
+           "random weights. Its bf16, 8-bit and 4-bit copies are made by `mlx_lm convert` "
+           "(`--dtype bfloat16`, `-q --q-bits 8|4`, group size 64); afm serves them with the "
+           "default `--cpu-weights auto` (converted to float32 at load) unless the row says "
+           "native weights. llama-server rows run GGUF copies made by llama.cpp's own "
+           "`convert_hf_to_gguf.py` (f32, Q8_0) and `llama-quantize` (Q4_0).", "",
            "## Throughput", "",
            f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
            "for afm, `logit_bias` on EOS for mlx_lm.server), "
            f"{args.waves} x concurrency requests per row, median of {args.rounds} interleaved "
-           f"rounds (raw, afm, mlx_lm + BLAS each round; mlx_lm as installed in round 1), "
+           f"rounds (raw, afm on each format, mlx_lm + BLAS and llama-server each round; mlx_lm "
+           "as installed and afm on native 4-bit weights in round 1), "
            f"temperature {args.temperature} "
            "(greedy like the raw rows unless `--temperature` says otherwise). "
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "

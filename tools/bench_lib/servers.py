@@ -44,19 +44,22 @@ class ServerSpec:
     """Whether the server honours the ``ignore_eos`` extension (else EOS gets logit_bias)."""
 
 
-def afm_spec(model: Path, port: int, concurrent: int, extra: list[str]) -> ServerSpec:
+def afm_spec(model: Path, port: int, concurrent: int, extra: list[str], key: str = "afm",
+             label: str = "afm serve") -> ServerSpec:
     """``afm serve`` on ``model``."""
     argv = [sys.executable, "-m", "afm", "serve", "--model", str(model), "--port", str(port),
             "--concurrent", str(concurrent), *extra]
-    return ServerSpec("afm", "afm serve", argv)
+    return ServerSpec(key, label, argv)
 
 
-def mlxlm_spec(model: Path, port: int, same_blas: bool) -> ServerSpec:
-    """``mlx_lm.server`` as installed, or started after :func:`engine.blas.preload_fast_blas`."""
+def mlxlm_spec(model: Path, port: int, same_blas: bool, blas_label: str = "same BLAS",
+               env: dict[str, str] | None = None) -> ServerSpec:
+    """``mlx_lm.server`` as installed, or started after :func:`engine.blas.preload_fast_blas`
+    (``env`` chooses the library and its threads, e.g. ``AFM_BLAS``/``MKL_THREADING_LAYER``)."""
     flags = ["--model", str(model), "--port", str(port), "--log-level", "WARNING"]
     if same_blas:
         argv = [sys.executable, "-c", _PRELOADED_MLXLM, *flags]
-        return ServerSpec("mlxlm-blas", "mlx_lm.server + same BLAS", argv,
+        return ServerSpec("mlxlm-blas", f"mlx_lm.server + {blas_label}", argv, env=dict(env or {}),
                           send_model=False, ignore_eos=False)
     argv = [sys.executable, "-m", "mlx_lm.server", *flags]
     return ServerSpec("mlxlm-installed", "mlx_lm.server as installed", argv,

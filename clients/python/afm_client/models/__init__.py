@@ -60,6 +60,9 @@ from .count_tokens_request import CountTokensRequest
 from .count_tokens_request_system_type_1_item import CountTokensRequestSystemType1Item
 from .count_tokens_request_system_type_1_item_type import CountTokensRequestSystemType1ItemType
 from .count_tokens_response import CountTokensResponse
+from .cpu_weights_kind import CpuWeightsKind
+from .cpu_weights_mode import CpuWeightsMode
+from .cpu_weights_type_0 import CpuWeightsType0
 from .create_batch_request import CreateBatchRequest
 from .create_batch_request_completion_window import CreateBatchRequestCompletionWindow
 from .create_batch_request_endpoint import CreateBatchRequestEndpoint
@@ -369,6 +372,9 @@ __all__ = (
     "CountTokensRequestSystemType1Item",
     "CountTokensRequestSystemType1ItemType",
     "CountTokensResponse",
+    "CpuWeightsKind",
+    "CpuWeightsMode",
+    "CpuWeightsType0",
     "CreateBatchRequest",
     "CreateBatchRequestCompletionWindow",
     "CreateBatchRequestEndpoint",

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.afm_profile_host import AfmProfileHost
     from ..models.afm_profile_sample import AfmProfileSample
+    from ..models.cpu_weights_type_0 import CpuWeightsType0
 
 
 T = TypeVar("T", bound="AfmProfileType0")
@@ -31,6 +32,9 @@ class AfmProfileType0:
         gpu_utilization (float | None | Unset):
         memory_bandwidth_gbps (float | None | Unset):
         host (AfmProfileHost | Unset): The host that ran the request.
+        cpu_weights (CpuWeightsType0 | None | Unset): What the CPU weight policy (`--cpu-weights`) chose for the chat
+            model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so
+            quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
         samples (list[AfmProfileSample] | None | Unset): Sampled series (`extended` only).
     """
 
@@ -43,10 +47,13 @@ class AfmProfileType0:
     gpu_utilization: float | None | Unset = UNSET
     memory_bandwidth_gbps: float | None | Unset = UNSET
     host: AfmProfileHost | Unset = UNSET
+    cpu_weights: CpuWeightsType0 | None | Unset = UNSET
     samples: list[AfmProfileSample] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
+
         object_: str | Unset = UNSET
         if not isinstance(self.object_, Unset):
             object_ = self.object_.value
@@ -97,6 +104,14 @@ class AfmProfileType0:
         if not isinstance(self.host, Unset):
             host = self.host.to_dict()
 
+        cpu_weights: dict[str, Any] | None | Unset
+        if isinstance(self.cpu_weights, Unset):
+            cpu_weights = UNSET
+        elif isinstance(self.cpu_weights, CpuWeightsType0):
+            cpu_weights = self.cpu_weights.to_dict()
+        else:
+            cpu_weights = self.cpu_weights
+
         samples: list[dict[str, Any]] | None | Unset
         if isinstance(self.samples, Unset):
             samples = UNSET
@@ -130,6 +145,8 @@ class AfmProfileType0:
             field_dict["memory_bandwidth_gbps"] = memory_bandwidth_gbps
         if host is not UNSET:
             field_dict["host"] = host
+        if cpu_weights is not UNSET:
+            field_dict["cpu_weights"] = cpu_weights
         if samples is not UNSET:
             field_dict["samples"] = samples
 
@@ -139,6 +156,7 @@ class AfmProfileType0:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.afm_profile_host import AfmProfileHost  # noqa: PLC0415
         from ..models.afm_profile_sample import AfmProfileSample  # noqa: PLC0415
+        from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
 
         d = dict(src_dict)
         _object_ = d.pop("object", UNSET)
@@ -218,6 +236,23 @@ class AfmProfileType0:
         else:
             host = AfmProfileHost.from_dict(_host)
 
+        def _parse_cpu_weights(data: object) -> CpuWeightsType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_cpu_weights_type_0 = CpuWeightsType0.from_dict(data)
+
+                return componentsschemas_cpu_weights_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CpuWeightsType0 | None | Unset, data)
+
+        cpu_weights = _parse_cpu_weights(d.pop("cpu_weights", UNSET))
+
         def _parse_samples(data: object) -> list[AfmProfileSample] | None | Unset:
             if data is None:
                 return data
@@ -250,6 +285,7 @@ class AfmProfileType0:
             gpu_utilization=gpu_utilization,
             memory_bandwidth_gbps=memory_bandwidth_gbps,
             host=host,
+            cpu_weights=cpu_weights,
             samples=samples,
         )
 

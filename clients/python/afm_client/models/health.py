@@ -10,6 +10,7 @@ from ..models.health_status import HealthStatus
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.cpu_weights_type_0 import CpuWeightsType0
     from ..models.health_backend import HealthBackend
 
 
@@ -25,6 +26,9 @@ class Health:
         version (str):
         model (None | str | Unset): The loaded chat model.
         backend (HealthBackend | Unset): The generation backend and whether it can serve on this host.
+        cpu_weights (CpuWeightsType0 | None | Unset): What the CPU weight policy (`--cpu-weights`) chose for the chat
+            model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so
+            quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
     """
 
     status: HealthStatus
@@ -32,9 +36,12 @@ class Health:
     version: str
     model: None | str | Unset = UNSET
     backend: HealthBackend | Unset = UNSET
+    cpu_weights: CpuWeightsType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
+
         status = self.status.value
 
         timestamp = self.timestamp
@@ -51,6 +58,14 @@ class Health:
         if not isinstance(self.backend, Unset):
             backend = self.backend.to_dict()
 
+        cpu_weights: dict[str, Any] | None | Unset
+        if isinstance(self.cpu_weights, Unset):
+            cpu_weights = UNSET
+        elif isinstance(self.cpu_weights, CpuWeightsType0):
+            cpu_weights = self.cpu_weights.to_dict()
+        else:
+            cpu_weights = self.cpu_weights
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -64,11 +79,14 @@ class Health:
             field_dict["model"] = model
         if backend is not UNSET:
             field_dict["backend"] = backend
+        if cpu_weights is not UNSET:
+            field_dict["cpu_weights"] = cpu_weights
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
         from ..models.health_backend import HealthBackend  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -94,12 +112,30 @@ class Health:
         else:
             backend = HealthBackend.from_dict(_backend)
 
+        def _parse_cpu_weights(data: object) -> CpuWeightsType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_cpu_weights_type_0 = CpuWeightsType0.from_dict(data)
+
+                return componentsschemas_cpu_weights_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CpuWeightsType0 | None | Unset, data)
+
+        cpu_weights = _parse_cpu_weights(d.pop("cpu_weights", UNSET))
+
         health = cls(
             status=status,
             timestamp=timestamp,
             version=version,
             model=model,
             backend=backend,
+            cpu_weights=cpu_weights,
         )
 
         health.additional_properties = d

@@ -69,7 +69,50 @@ export type Health = {
         available: boolean;
         detail?: string | null;
     };
+    cpu_weights?: CpuWeights;
 };
+
+/**
+ * What the CPU weight policy (`--cpu-weights`) chose for the chat model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
+ */
+export type CpuWeights = {
+    mode: CpuWeightsMode;
+    weights: CpuWeightsKind;
+    /**
+     * The checkpoint's format: `float32`, `bfloat16`, `float16`, `4-bit`, `8-bit`...
+     */
+    source: string;
+    /**
+     * True when layers were dequantized or cast at load.
+     */
+    converted: boolean;
+    /**
+     * Why, in one sentence.
+     */
+    reason: string;
+    /**
+     * Parameter bytes as loaded.
+     */
+    native_bytes?: number;
+    /**
+     * Parameter bytes as float32.
+     */
+    float32_bytes?: number;
+    /**
+     * Bytes the float32 copy could add, when measured.
+     */
+    budget_bytes?: number | null;
+} | null;
+
+/**
+ * The requested `--cpu-weights` mode.
+ */
+export type CpuWeightsMode = 'auto' | 'float32' | 'native';
+
+/**
+ * What runs: float32 weights (converted or already so) or the checkpoint's own.
+ */
+export type CpuWeightsKind = 'float32' | 'native';
 
 export type Model = {
     id: string;
@@ -549,6 +592,7 @@ export type AfmProfile = {
     gpu_utilization?: number | null;
     memory_bandwidth_gbps?: number | null;
     host?: AfmProfileHost;
+    cpu_weights?: CpuWeights;
     /**
      * Sampled series (`extended` only).
      */

@@ -1,0 +1,215 @@
+"""CPU weight policy: run quantized and half-precision checkpoints as float32 on a CPU device.
+
+MLX's CPU backend sends only float32 matmuls to BLAS. Quantized matmuls run a scalar loop that
+dequantizes every weight on every step, and bf16/fp16 matmuls a scalar gemm: a 4-bit or bf16
+copy of a model decodes 3-7x slower than the same weights in float32 (measured in
+/work/shared/design.md). Where memory allows, the policy therefore converts at load:
+
+- ``nn.QuantizedLinear`` -> ``nn.Linear`` and ``nn.QuantizedEmbedding`` -> ``nn.Embedding`` with
+  ``mx.dequantize``d float32 weights (exactly the quantized model's effective weights; a tied
+  embedding used as the LM head goes through ``Embedding.as_linear``, a float32 matmul too);
+- every other bf16/fp16 parameter -> float32.
+
+Modes (``--cpu-weights``): ``auto`` converts when the float32 copy fits the memory budget,
+``float32`` always converts, ``native`` never does. Metal devices are never touched.
+
+Budget: the float32 copy needs ``float32_bytes - native_bytes`` more memory than the loaded
+model. It fits when that growth is at most the budget: ``AFM_CPU_WEIGHTS_BUDGET`` (bytes) when
+set, else :data:`BUDGET_FRACTION` of the memory the OS reports available (``MemAvailable``,
+physical memory minus what is in use, measured after the native weights loaded). The other half
+stays for KV caches, the prefix cache and everything else.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx.utils import tree_flatten, tree_unflatten
+
+log = logging.getLogger(__name__)
+
+MODES = ("auto", "float32", "native")
+BUDGET_ENV = "AFM_CPU_WEIGHTS_BUDGET"
+BUDGET_FRACTION = 0.5
+_HALF = (mx.float16, mx.bfloat16)
+
+
+@dataclass
+class WeightsChoice:
+    """What the policy chose for one model, for logs, ``/health`` and ``afm_profile``."""
+
+    mode: str
+    """The requested mode: ``auto``, ``float32`` or ``native``."""
+    weights: str
+    """What runs: ``float32`` (converted or already so) or ``native``."""
+    source: str
+    """The checkpoint's format: ``float32``, ``bfloat16``, ``float16``, ``4-bit``, ``8-bit``..."""
+    converted: bool
+    """True when layers were dequantized or cast at load."""
+    reason: str
+    """Why, in one sentence."""
+    native_bytes: int = 0
+    float32_bytes: int = 0
+    budget_bytes: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _is_cpu() -> bool:
+    return mx.default_device().type == mx.DeviceType.cpu
+
+
+def available_memory() -> int | None:
+    """Bytes the OS reports available (``MemAvailable``), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_budget() -> int | None:
+    """Bytes the float32 copy may add: ``AFM_CPU_WEIGHTS_BUDGET``, else a fraction of what is
+    available; None when neither is known."""
+    forced = os.environ.get(BUDGET_ENV, "").strip()
+    if forced:
+        try:
+            return max(0, int(float(forced)))
+        except ValueError as exc:
+            raise ValueError(f"{BUDGET_ENV}={forced!r} is not a number of bytes") from exc
+    free = available_memory()
+    return None if free is None else int(free * BUDGET_FRACTION)
+
+
+def _quantized(module: nn.Module) -> bool:
+    return isinstance(module, nn.QuantizedLinear | nn.QuantizedEmbedding)
+
+
+def _other_quantized(model: nn.Module) -> list[str]:
+    """Class names of quantized layers this policy does not convert (e.g. MoE experts'
+    ``QuantizedSwitchLinear``): they keep running MLX's quantized kernel."""
+    return sorted({type(m).__name__ for _, m in model.named_modules()
+                   if not _quantized(m) and "scales" in m and hasattr(m, "bits")})
+
+
+def _float32_size(module: nn.Module) -> int:
+    """Bytes of a quantized module's dequantized float32 weight (plus its bias)."""
+    rows, packed = module.weight.shape[-2:]
+    cols = packed * 32 // module.bits
+    bias = getattr(module, "bias", None) if "bias" in module else None
+    return rows * cols * 4 + (bias.size * 4 if bias is not None else 0)
+
+
+def describe(model: nn.Module) -> tuple[str, int, int]:
+    """``(source format, native bytes, float32 bytes)`` of a loaded model's parameters."""
+    quant_bits: set[int] = set()
+    dtypes: set[str] = set()
+    native = f32 = 0
+    quant_params: set[str] = set()
+    for name, module in model.named_modules():
+        if _quantized(module):
+            quant_bits.add(int(module.bits))
+            f32 += _float32_size(module)
+            prefix = f"{name}." if name else ""
+            quant_params.update(prefix + k for k, _ in tree_flatten(module.parameters()))
+    for name, value in tree_flatten(model.parameters()):
+        native += value.nbytes
+        if name in quant_params:
+            continue
+        if mx.issubdtype(value.dtype, mx.floating):
+            dtypes.add(str(value.dtype).removeprefix("mlx.core."))
+            f32 += value.size * 4
+        else:
+            f32 += value.nbytes
+    if quant_bits:
+        source = "/".join(f"{b}-bit" for b in sorted(quant_bits))
+    else:
+        halves = sorted(d for d in dtypes if d != "float32")
+        source = "/".join(halves) if halves else "float32"
+    return source, native, f32
+
+
+def to_float32(model: nn.Module) -> int:
+    """Dequantize quantized layers into float32 ``Linear``/``Embedding`` and cast half-precision
+    parameters to float32, in place; returns the number of layers dequantized."""
+    count = 0
+    quantized = [(name, m) for name, m in model.named_modules() if _quantized(m)]
+    while quantized:
+        name, module = quantized.pop()
+        weight = mx.dequantize(module.weight, module.scales, getattr(module, "biases", None),
+                               module.group_size, module.bits,
+                               mode=getattr(module, "mode", "affine")).astype(mx.float32)
+        if isinstance(module, nn.QuantizedEmbedding):
+            new: nn.Module = nn.Embedding(*weight.shape)
+        else:
+            has_bias = "bias" in module
+            new = nn.Linear(weight.shape[1], weight.shape[0], bias=has_bias)
+            if has_bias:
+                new.bias = module.bias.astype(mx.float32)
+        new.weight = weight
+        mx.eval(new.parameters())
+        # swap one layer at a time, so the quantized copy is freed as the float32 one grows
+        model.update_modules(tree_unflatten([(name, new)]))
+        del module, new, weight
+        count += 1
+    model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
+    mx.eval(model.parameters())
+    return count
+
+
+def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
+    """Apply the policy to a freshly loaded ``model``; logs one line saying what and why."""
+    if mode not in MODES:
+        raise ValueError(f"cpu weights mode {mode!r}: choose one of {', '.join(MODES)}")
+    source, native, f32 = describe(model)
+    choice = WeightsChoice(mode, "native", source, False, "", native, f32)
+    if not _is_cpu():
+        choice.reason = f"{mx.default_device()} device: weights run as loaded"
+    elif source == "float32":
+        choice.weights = "float32"
+        choice.reason = "the checkpoint is float32 already"
+    elif mode == "native":
+        choice.reason = (f"--cpu-weights native: {source} matmuls run MLX's scalar CPU kernels "
+                         "(3-7x slower than float32 through BLAS)")
+    else:
+        budget = memory_budget()
+        choice.budget_bytes = budget
+        growth = f32 - native
+        fits = budget is None or growth <= budget
+        if mode == "float32" or fits:
+            count = to_float32(model)
+            choice.weights, choice.converted = "float32", True
+            how = f"{count} quantized layers dequantized" if count else "cast"
+            why = ("--cpu-weights float32" if mode == "float32" else
+                   f"the float32 copy (+{_mib(growth)}) fits the budget "
+                   f"({_mib(budget) if budget is not None else 'unknown'})")
+            choice.reason = (f"{source} -> float32 ({how}, {_mib(f32)}): {why}; BLAS runs "
+                             "float32 matmuls only")
+            others = _other_quantized(model)
+            if others:
+                choice.reason += f"; {', '.join(others)} layers stay quantized"
+        else:
+            choice.reason = (f"the float32 copy (+{_mib(growth)}) does not fit the budget "
+                             f"({_mib(budget)}, {BUDGET_ENV} or half of available memory): "
+                             f"{source} weights run natively on MLX's scalar CPU kernels, "
+                             "3-7x slower than float32 through BLAS")
+            log.warning("CPU weights for %s: %s", what, choice.reason)
+            return choice
+    log.info("CPU weights for %s: %s (%s)", what, choice.weights, choice.reason)
+    return choice
+
+
+def _mib(n: int | None) -> str:
+    return "?" if n is None else f"{n / 2**20:.0f} MiB"
