@@ -38,11 +38,20 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-p", "--port"), "port", "Port to listen on.", "server", int, S.port),
     Flag(
         ("-m", "--model"),
-        "model",
-        "Chat model: a local folder or a hub id. Default: the embedded model, built offline "
-        "(random weights: its output is noise).",
+        "models",
+        "Chat model: a local folder or a hub id, optionally NAME=SOURCE to serve it as NAME; "
+        "repeatable (the first is the default and loads at start-up, the others on first use). "
+        "Default: the embedded model, built offline (random weights: its output is noise).",
         "server",
+        action="append",
     ),
+    Flag(("--models-dir",), "models_dir",
+         "Also offer every model folder (one holding config.json) under this folder, named by "
+         "its folder name; each loads on first use.", "server", Path, metavar="DIR"),
+    Flag(("--max-loaded-models",), "max_loaded_models",
+         "Chat models kept loaded at once (0: no bound); past it the least recently used idle "
+         "one is unloaded, and a load waits up to --queue-timeout for one to become idle.",
+         "server", int, S.max_loaded_models),
     Flag(
         ("--backend",),
         "backend",
@@ -157,6 +166,8 @@ CAPABILITIES: dict[str, Any] = {
         "cancellation",
         "durable files and batches",
         "prometheus metrics",
+        "several chat models (repeatable --model, --models-dir), loaded on first use, LRU "
+        "unloaded past --max-loaded-models",
         "browser chat page at / (--no-webui turns it off)",
     ],
 }
@@ -239,12 +250,16 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
     if ns.default_chat_template_kwargs:
         kwargs = Settings.parse_json_object(ns.default_chat_template_kwargs,
                                             "--default-chat-template-kwargs")
+    if ns.max_loaded_models < 0:
+        raise ValueError("--max-loaded-models must be 0 (no bound) or more")
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
     return Settings(
         host=ns.host,
         port=ns.port,
-        model=ns.model,
+        models=list(ns.models or []),
+        models_dir=ns.models_dir,
+        max_loaded_models=ns.max_loaded_models,
         backend=ns.backend,
         log_level=ns.log_level,
         temperature=ns.temperature,

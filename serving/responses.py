@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id
+from afm.context import current_request_id, lease_scope
 from afm.errors import ApiError, InvalidRequest, NotFound
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest
@@ -372,10 +372,17 @@ async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
     store = _store(state)
     queued = response_object(p, "queued")
     await asyncio.to_thread(store.responses.create, queued, p.input_items, None)
-    task = asyncio.ensure_future(_run_background(state, p))
+    task = asyncio.ensure_future(_held_background(state, p))
     _RUNNING[p.id] = task
     task.add_done_callback(lambda _: _RUNNING.pop(p.id, None))
     return queued
+
+
+async def _held_background(state: AppState, p: Plan) -> None:
+    """Run in the background, holding the model in a lease scope of its own (the request's
+    ends with its reply)."""
+    with lease_scope():
+        await _run_background(await state.for_model(state.model_id), p)
 
 
 async def _run_background(state: AppState, p: Plan) -> None:
