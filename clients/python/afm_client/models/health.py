@@ -23,7 +23,8 @@ class Health:
         status (HealthStatus): Always `healthy` while the process serves HTTP.
         timestamp (int): Unix seconds.
         version (str):
-        model (None | str | Unset): The loaded chat model.
+        model (None | str | Unset): The default chat model (the one requests without `model` get), when loaded.
+        loaded_models (list[str] | Unset): Ids of the chat models resident now, least recently used first.
         backend (HealthBackend | Unset): The generation backend and whether it can serve on this host.
     """
 
@@ -31,6 +32,7 @@ class Health:
     timestamp: int
     version: str
     model: None | str | Unset = UNSET
+    loaded_models: list[str] | Unset = UNSET
     backend: HealthBackend | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -47,6 +49,10 @@ class Health:
         else:
             model = self.model
 
+        loaded_models: list[str] | Unset = UNSET
+        if not isinstance(self.loaded_models, Unset):
+            loaded_models = self.loaded_models
+
         backend: dict[str, Any] | Unset = UNSET
         if not isinstance(self.backend, Unset):
             backend = self.backend.to_dict()
@@ -62,6 +68,8 @@ class Health:
         )
         if model is not UNSET:
             field_dict["model"] = model
+        if loaded_models is not UNSET:
+            field_dict["loaded_models"] = loaded_models
         if backend is not UNSET:
             field_dict["backend"] = backend
 
@@ -87,6 +95,8 @@ class Health:
 
         model = _parse_model(d.pop("model", UNSET))
 
+        loaded_models = cast(list[str], d.pop("loaded_models", UNSET))
+
         _backend = d.pop("backend", UNSET)
         backend: HealthBackend | Unset
         if isinstance(_backend, Unset):
@@ -99,6 +109,7 @@ class Health:
             timestamp=timestamp,
             version=version,
             model=model,
+            loaded_models=loaded_models,
             backend=backend,
         )
 

@@ -58,9 +58,13 @@ export type Health = {
     timestamp: number;
     version: string;
     /**
-     * The loaded chat model.
+     * The default chat model (the one requests without `model` get), when loaded.
      */
     model?: string | null;
+    /**
+     * Ids of the chat models resident now, least recently used first.
+     */
+    loaded_models?: Array<string>;
     /**
      * The generation backend and whether it can serve on this host.
      */
@@ -81,6 +85,10 @@ export type Model = {
      * What the model serves.
      */
     type?: 'chat' | 'embedding';
+    /**
+     * AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+     */
+    loaded?: boolean;
 };
 
 export type ModelList = {
@@ -93,7 +101,7 @@ export type ModelList = {
  */
 export type ChatCompletionRequest = {
     /**
-     * Requested model id. A single-model server normalises aliases and serves the active model; the response names what ran.
+     * Requested model id. A single-model server normalises aliases and serves the active model; with several models (`--model` given more than once, `--models-dir`) it picks the model (unknown ids get 404 `model_not_found`, no model gets the first one). The response names what ran.
      */
     model?: string;
     /**
@@ -1973,6 +1981,10 @@ export type CreateChatCompletionErrors = {
      */
     400: ErrorResponse;
     /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2051,6 +2063,10 @@ export type CreateCompletionErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2364,6 +2380,10 @@ export type TokenizeErrors = {
      */
     400: ErrorResponse;
     /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2407,6 +2427,10 @@ export type DetokenizeErrors = {
      */
     400: ErrorResponse;
     /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2449,6 +2473,10 @@ export type CountTokensErrors = {
      * Malformed input: invalid JSON or UTF-8, a schema violation, an unsupported value (`invalid_request_error`).
      */
     400: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2504,6 +2532,10 @@ export type CreateMessageErrors = {
      * `invalid_request_error`: malformed JSON, a schema violation, an unsupported block type or value.
      */
     400: MessagesErrorResponse;
+    /**
+     * `not_found_error`: with several models, `model` names none of them (see GET /v1/models).
+     */
+    404: MessagesErrorResponse;
     /**
      * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
      */
@@ -2563,6 +2595,10 @@ export type CountMessageTokensErrors = {
      * `invalid_request_error`: malformed JSON, a schema violation, an unsupported block type or value.
      */
     400: MessagesErrorResponse;
+    /**
+     * `not_found_error`: with several models, `model` names none of them (see GET /v1/models).
+     */
+    404: MessagesErrorResponse;
     /**
      * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
      */
