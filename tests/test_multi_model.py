@@ -106,6 +106,19 @@ def test_model_field_routes_each_surface(two: LiveServer, client: Any) -> None:
     assert client.completions.create(model="llama", prompt="Hi", max_tokens=3).model == "llama"
     assert client.responses.create(model="llama", input="Hi",
                                    max_output_tokens=16).model == "llama"
+    queued = client.responses.create(model="llama", input="Hi", max_output_tokens=16,
+                                     background=True)
+    deadline = time.monotonic() + 60
+    while queued.status in ("queued", "in_progress"):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        queued = client.responses.retrieve(queued.id)
+    assert queued.status in ("completed", "incomplete") and queued.model == "llama"
+    with httpx.stream("POST", two.url + "/v1/batch/completions", json={"requests": [
+            {"custom_id": name, "body": {"model": name, "messages": MSG, "max_tokens": 2}}
+            for name in ("beta", "tiny")]}) as r:
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: {")]
+    assert {e["custom_id"]: e["model"] for e in events} == {"beta": "beta", "tiny": "tiny"}
     message = httpx.post(two.url + "/v1/messages", json={
         "model": "llama", "max_tokens": 3, "messages": MSG}).json()
     assert message["model"] == "llama"
