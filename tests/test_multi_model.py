@@ -51,8 +51,12 @@ def two(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, llama_model:
     (shelf / "alpha").symlink_to(tiny_model)
     (shelf / "beta").symlink_to(llama_model)
     (shelf / "not-a-model").mkdir()
+    broken = base / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text('{"model_type": "no-such-architecture"}')
     server = _start(base, "--model", f"tiny={tiny_model}", "--model", f"llama={llama_model}",
-                    "--models-dir", str(shelf), "--max-loaded-models", "2")
+                    "--models-dir", str(shelf), "--model", str(broken),
+                    "--max-loaded-models", "2")
     yield server
     server.stop()
 
@@ -81,7 +85,7 @@ def test_lists_every_offered_model_with_whether_it_is_loaded(two: LiveServer,
                                                              client: Any) -> None:
     models = client.models.list().data
     chat = [m for m in models if m.type == "chat"]
-    assert [m.id for m in chat] == ["tiny", "llama", "alpha", "beta"]
+    assert [m.id for m in chat] == ["tiny", "llama", "broken", "alpha", "beta"]
     assert "sentence-transformers/all-MiniLM-L6-v2" in [m.id for m in models
                                                         if m.type == "embedding"]
     health = httpx.get(two.url + "/health").json()
@@ -161,6 +165,15 @@ def test_unknown_model_is_404_in_each_envelope(two: LiveServer, client: Any) -> 
         "model": "gamma", "max_tokens": 2, "messages": MSG})
     assert r.status_code == 404
     assert r.json()["type"] == "error" and r.json()["error"]["type"] == "not_found_error"
+
+
+def test_a_model_that_cannot_load_is_503(two: LiveServer, client: Any) -> None:
+    r = httpx.post(two.url + "/v1/chat/completions", json={
+        "model": "broken", "messages": MSG, "max_tokens": 2})
+    assert r.status_code == 503 and r.json()["error"]["type"] == "model_load_error"
+    assert "broken" in r.json()["error"]["message"]
+    assert _loaded(two)["broken"] is False
+    assert client.chat.completions.create(model="tiny", messages=MSG, max_tokens=2).model == "tiny"
 
 
 def test_batch_lines_run_on_their_model(client: Any) -> None:

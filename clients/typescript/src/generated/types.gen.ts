@@ -1993,8 +1993,8 @@ export type CreateChatCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2076,8 +2076,8 @@ export type CreateCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2125,8 +2125,8 @@ export type CreateResponseErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2343,8 +2343,8 @@ export type CreateEmbeddingErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2991,8 +2991,8 @@ export type CreateBatchCompletionsErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3036,8 +3036,8 @@ export type CreateTranscriptionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3081,8 +3081,8 @@ export type CreateSpeechErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3112,8 +3112,8 @@ export type ListVoicesErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3161,8 +3161,8 @@ export type CreateOcrErrors = {
      */
     501: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
