@@ -176,6 +176,20 @@ def test_a_model_that_cannot_load_is_503(two: LiveServer, client: Any) -> None:
     assert client.chat.completions.create(model="tiny", messages=MSG, max_tokens=2).model == "tiny"
 
 
+def test_cancel_reaches_the_model_that_runs_the_request(two: LiveServer, client: Any) -> None:
+    result: dict[str, Any] = {}
+    run = threading.Thread(target=lambda: result.update(r=client.chat.completions.create(
+        model="beta", messages=MSG, max_tokens=3000, extra_body={"ignore_eos": True},
+        extra_headers={"X-Request-ID": "multi-cancel-1"})))
+    run.start()
+    deadline = time.monotonic() + 60
+    while httpx.post(two.url + "/v1/chat/completions/multi-cancel-1/cancel").status_code != 200:
+        assert time.monotonic() < deadline and run.is_alive()
+        time.sleep(0.05)
+    run.join(60)
+    assert result["r"].model == "beta" and result["r"].choices[0].finish_reason == "cancelled"
+
+
 def test_batch_lines_run_on_their_model(client: Any) -> None:
     lines = [{"custom_id": name, "method": "POST", "url": "/v1/chat/completions",
               "body": {"model": name, "messages": MSG, "max_tokens": 2}}
