@@ -12,6 +12,7 @@ from typing import Any
 
 from afm import __version__
 from afm.contract import SPEC_PATH
+from afm.model_catalog import chat_catalogue
 from afm.settings import Settings
 
 
@@ -252,6 +253,7 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
                                             "--default-chat-template-kwargs")
     if ns.max_loaded_models < 0:
         raise ValueError("--max-loaded-models must be 0 (no bound) or more")
+    chat_catalogue(list(ns.models or []), ns.models_dir)  # names clash, --models-dir missing
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
     return Settings(
