@@ -144,9 +144,10 @@ class ModelPool:
         return [m.id for m in self.resident()]
 
     # ------------------------------------------------------------------ leases
-    async def acquire(self, name: str | None) -> LoadedModel:
+    async def acquire(self, name: str | None, *, new_request: bool = True) -> LoadedModel:
         """The model a request names, loaded if needed, leased until the current lease scope
-        ends (404 for an unknown name, 503 when it cannot be loaded or no room frees)."""
+        ends (404 for an unknown name, 503 when it cannot be loaded or no room frees).
+        ``new_request=False`` takes a further lease for a request already counted."""
         entry = self.entry_for(name)
         model = self._loaded.get(entry.id)
         if model is None:
@@ -159,6 +160,8 @@ class ModelPool:
             model.leases += 1
             model.last_used = time.monotonic()
         on_scope_end(lambda: self._release(model))
+        if new_request:
+            _count_request(model.id)
         return model
 
     def _release(self, model: LoadedModel) -> None:
@@ -234,6 +237,12 @@ class ModelPool:
             task.cancel()
         for model_id in list(self._loaded):
             await self._unload(model_id, "shutdown")
+
+
+def _count_request(model_id: str) -> None:
+    from engine import metrics
+
+    metrics.model_requests.labels(model=model_id).inc()
 
 
 def _count_load(model_id: str, loaded: int) -> None:

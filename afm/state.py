@@ -100,14 +100,16 @@ class AppState:
             self.backend_detail = None
         await self._start_batches()
 
-    async def for_model(self, name: str | None) -> AppState:
+    async def for_model(self, name: str | None, *, new_request: bool = True) -> AppState:
         """This state as a request for chat model ``name`` sees it: bound to that model,
         loaded if needed and leased until the request ends (404 model_not_found for an unknown
         name among several models; 503 when it cannot be loaded or no room frees). On a
-        backend that cannot serve, the unbound state (whose require_engine answers 503)."""
+        backend that cannot serve, the unbound state (whose require_engine answers 503).
+        ``new_request=False``: a further hold for a request already routed (not counted again
+        in afm:model_requests_total)."""
         if not self.backend_available:
             return self
-        model = await self.pool.acquire(name)
+        model = await self.pool.acquire(name, new_request=new_request)
         view = copy.copy(self)
         view.engine, view.grammar = model.engine, model.grammar
         view.tool_format, view.model_id = model.tool_format, model.id

@@ -111,3 +111,5 @@ model_unloads = Counter("afm:model_unloads", "Chat model unloads.", ["model"], r
 model_loaded = Gauge("afm:model_loaded", "1 while the chat model is resident, else 0.", ["model"],
                      registry=REGISTRY)
 models_loaded = Gauge("afm:models_loaded", "Chat models resident now.", registry=REGISTRY)
+model_requests = Counter("afm:model_requests", "Requests routed to each chat model.", ["model"],
+                         registry=REGISTRY)

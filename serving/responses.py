@@ -382,7 +382,7 @@ async def _held_background(state: AppState, p: Plan) -> None:
     """Run in the background, holding the model in a lease scope of its own (the request's
     ends with its reply)."""
     with lease_scope():
-        await _run_background(await state.for_model(state.model_id), p)
+        await _run_background(await state.for_model(state.model_id, new_request=False), p)
 
 
 async def _run_background(state: AppState, p: Plan) -> None:

@@ -101,6 +101,7 @@ def test_lists_every_offered_model_with_whether_it_is_loaded(two: LiveServer,
 
 
 def test_model_field_routes_each_surface(two: LiveServer, client: Any) -> None:
+    before = _metrics(two)
     for name in ("tiny", "llama", "alpha"):
         chat = client.chat.completions.create(model=name, messages=MSG, max_tokens=3)
         assert chat.model == name
@@ -129,6 +130,15 @@ def test_model_field_routes_each_surface(two: LiveServer, client: Any) -> None:
     # no `model`: the first one
     assert httpx.post(two.url + "/v1/chat/completions", json={
         "messages": MSG, "max_tokens": 2}).json()["model"] == "tiny"
+    after = _metrics(two)
+
+    def routed(name: str) -> float:
+        key = f'afm:model_requests_total{{model="{name}"}}'
+        return after.get(key, 0) - before.get(key, 0)
+
+    # chat and stream each; llama: completions, responses, background response, messages;
+    # tiny: the request without `model`; one batch completion each for tiny and beta
+    assert (routed("tiny"), routed("llama"), routed("alpha"), routed("beta")) == (4, 6, 2, 1)
 
 
 def test_templates_differ_per_model(two: LiveServer) -> None:
