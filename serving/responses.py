@@ -158,7 +158,7 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
         tools=_tools(req), tool_choice=_tool_choice(req),
         parallel_tool_calls=req.parallel_tool_calls is not False,
         response_format=_response_format(req), reasoning_effort=effort, priority=priority)
-    key = render_key(req.instructions, spec.active_tools,
+    key = render_key(state.model_id, req.instructions, spec.active_tools,
                      template_kwargs(state, effort, None))
     auto = plain(req.truncation) == "auto"
     while True:

@@ -139,6 +139,11 @@ def test_model_field_routes_each_surface(two: LiveServer, client: Any) -> None:
     # chat and stream each; llama: completions, responses, background response, messages;
     # tiny: the request without `model`; one batch completion each for tiny and beta
     assert (routed("tiny"), routed("llama"), routed("alpha"), routed("beta")) == (4, 6, 2, 1)
+    # a conversation may continue on another model (its stored tokens are not reused there)
+    first = client.responses.create(model="tiny", input="Hi", max_output_tokens=4)
+    second = client.responses.create(model="llama", previous_response_id=first.id,
+                                     input="More", max_output_tokens=4)
+    assert second.model == "llama" and second.usage.input_tokens > first.usage.input_tokens
 
 
 def test_templates_differ_per_model(two: LiveServer) -> None:
