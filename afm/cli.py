@@ -45,6 +45,7 @@ FLAGS: tuple[Flag, ...] = (
         "Default: the embedded model, built offline (random weights: its output is noise).",
         "server",
         action="append",
+        metavar="MODEL",
     ),
     Flag(("--models-dir",), "models_dir",
          "Also offer every model folder (one holding config.json) under this folder, named by "
@@ -52,7 +53,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--max-loaded-models",), "max_loaded_models",
          "Chat models kept loaded at once (0: no bound); past it the least recently used idle "
          "one is unloaded, and a load waits up to --queue-timeout for one to become idle.",
-         "server", int, S.max_loaded_models),
+         "server", int, S.max_loaded_models, metavar="N"),
     Flag(
         ("--backend",),
         "backend",
