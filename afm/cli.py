@@ -13,6 +13,7 @@ from typing import Any
 from afm import __version__
 from afm.auth import keys_from_env
 from afm.contract import SPEC_PATH
+from afm.model_catalog import chat_catalogue
 from afm.settings import Settings
 from afm.startup import EXIT_CODES
 
@@ -40,11 +41,21 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-p", "--port"), "port", "Port to listen on.", "server", int, S.port),
     Flag(
         ("-m", "--model"),
-        "model",
-        "Chat model: a local folder or a hub id. Default: the embedded model, built offline "
-        "(random weights: its output is noise).",
+        "models",
+        "Chat model: a local folder or a hub id, optionally NAME=SOURCE to serve it as NAME; "
+        "repeatable (the first is the default and loads at start-up, the others on first use). "
+        "Default: the embedded model, built offline (random weights: its output is noise).",
         "server",
+        action="append",
+        metavar="MODEL",
     ),
+    Flag(("--models-dir",), "models_dir",
+         "Also offer every model folder (one holding config.json) under this folder, named by "
+         "its folder name; each loads on first use.", "server", Path, metavar="DIR"),
+    Flag(("--max-loaded-models",), "max_loaded_models",
+         "Chat models kept loaded at once (0: no bound); past it the least recently used idle "
+         "one is unloaded, and a load waits up to --queue-timeout for one to become idle.",
+         "server", int, S.max_loaded_models, metavar="N"),
     Flag(
         ("--backend",),
         "backend",
@@ -174,6 +185,8 @@ CAPABILITIES: dict[str, Any] = {
         "cancellation",
         "durable files and batches",
         "prometheus metrics",
+        "several chat models (repeatable --model, --models-dir), loaded on first use, LRU "
+        "unloaded past --max-loaded-models",
         "browser chat page at / (--no-webui turns it off)",
     ],
 }
@@ -267,12 +280,17 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
     if ns.default_chat_template_kwargs:
         kwargs = Settings.parse_json_object(ns.default_chat_template_kwargs,
                                             "--default-chat-template-kwargs")
+    if ns.max_loaded_models < 0:
+        raise ValueError("--max-loaded-models must be 0 (no bound) or more")
+    chat_catalogue(list(ns.models or []), ns.models_dir)  # names clash, --models-dir missing
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
     return Settings(
         host=ns.host,
         port=ns.port,
-        model=ns.model,
+        models=list(ns.models or []),
+        models_dir=ns.models_dir,
+        max_loaded_models=ns.max_loaded_models,
         backend=ns.backend,
         log_level=ns.log_level,
         log_format=ns.log_format,

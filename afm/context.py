@@ -1,9 +1,12 @@
-"""Per-request context, readable anywhere below the middleware: the correlation id and the
-record the access log reports (model, tokens in/out)."""
+"""Per-request context, readable anywhere below the middleware: the correlation id, the
+record the access log reports (model, tokens in/out), and the lease scope that ends a
+request's hold on its model."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -48,3 +51,30 @@ def note_usage(model: str | None = None, tokens_in: int | None = None,
         record.tokens_in = (record.tokens_in or 0) + tokens_in
     if tokens_out is not None:
         record.tokens_out = (record.tokens_out or 0) + tokens_out
+
+
+_scope_ends: ContextVar[list[Callable[[], None]] | None] = ContextVar("afm_scope_ends",
+                                                                     default=None)
+
+
+@contextmanager
+def lease_scope() -> Iterator[None]:
+    """A unit of work (an HTTP request with its streamed body, a batch line, a background
+    response): what :func:`on_scope_end` registers inside it runs when it ends."""
+    ends: list[Callable[[], None]] = []
+    token = _scope_ends.set(ends)
+    try:
+        yield
+    finally:
+        _scope_ends.reset(token)
+        for end in reversed(ends):
+            end()
+
+
+def on_scope_end(end: Callable[[], None]) -> None:
+    """Run ``end`` when the current lease scope ends (at once when there is none)."""
+    ends = _scope_ends.get()
+    if ends is None:
+        end()
+    else:
+        ends.append(end)

@@ -10,7 +10,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from afm.context import new_request_id, request_id_var
+from afm.context import lease_scope, new_request_id, request_id_var
 from afm.errors import error_reply, is_anthropic_route
 from afm.settings import Settings
 
@@ -77,7 +77,8 @@ class CorrelationMiddleware:
 
         token = request_id_var.set(request_id)
         try:
-            await self.app(scope, receive, send_with_ids)
+            with lease_scope():  # the request holds its model until its body is sent
+                await self.app(scope, receive, send_with_ids)
         finally:
             request_id_var.reset(token)
 

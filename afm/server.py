@@ -60,8 +60,11 @@ def serve(settings: Settings) -> None:
 
         blas = blas_report()  # must precede the first `import mlx.core`
         log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
-        if settings.model is not None and settings.backend == "mlx":
-            check_model_source(settings.model)
+        if settings.backend == "mlx":
+            from afm.model_catalog import parse_model_value
+
+            for value in settings.models:  # each --model (NAME=SOURCE: its source)
+                check_model_source(parse_model_value(value)[1])
         code = _run(settings, sock)
     except StartupError as exc:
         print(exc.message, file=sys.stderr)

@@ -20,7 +20,11 @@ def default_data_dir() -> Path:
 class Settings:
     host: str = "127.0.0.1"
     port: int = 9999
-    model: str | None = None  # None: the embedded default model, built offline
+    # chat models: `--model` values (folder, hub id, NAME=SOURCE) in order, the first is the
+    # default; none (and no models_dir): the embedded default model, built offline
+    models: list[str] = field(default_factory=list)
+    models_dir: Path | None = None  # every folder with a config.json under it is offered
+    max_loaded_models: int = 4  # resident chat models; 0: no bound
     backend: str = "mlx"
     log_level: str = "info"
     log_format: str = "text"  # "text" | "json"
@@ -67,6 +71,11 @@ class Settings:
     max_vision_body_bytes: int = 30 * MB
     max_audio_body_bytes: int = 50 * MB
     max_file_bytes: int = 100 * MB
+
+    @property
+    def model(self) -> str | None:
+        """The first `--model` value (the default chat model), if any."""
+        return self.models[0] if self.models else None
 
     @staticmethod
     def parse_json_object(text: str, flag: str) -> dict[str, Any]:

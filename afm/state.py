@@ -1,9 +1,11 @@
-"""What the running server holds: the chat engine, embedding models, the file/batch store
-and its worker. Created in the app's lifespan; handlers reach it through :func:`get_state`."""
+"""What the running server holds: the chat models (afm.model_pool), embedding models, the
+file/batch store and its worker. Created in the app's lifespan; handlers reach it through
+:func:`get_state`, and a request for a chat model through :meth:`AppState.for_model`."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import platform
@@ -11,12 +13,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afm.context import note_usage
+from afm.context import lease_scope, note_usage
 from afm.errors import NotFound, ServiceUnavailable
+from afm.model_catalog import DEFAULT_MODEL_ID, chat_catalogue, model_id_for
+from afm.model_pool import ModelPool
 from afm.settings import Settings
 
 if TYPE_CHECKING:
     from afm.batch_worker import BatchWorker
+    from afm.model_pool import LoadedModel
     from afm.storage import Store
     from engine.chat_engine import ChatEngine
     from engine.embeddings import EmbeddingModel
@@ -24,21 +29,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("afm")
 
-DEFAULT_MODEL_ID = "afm-default"
 BUILTIN_EMBEDDING_ID = "sentence-transformers/all-MiniLM-L6-v2"
 EMBEDDING_ALIASES = {"all-MiniLM-L6-v2": BUILTIN_EMBEDDING_ID,
                      "all-minilm-l6-v2": BUILTIN_EMBEDDING_ID}
 
 
-def model_id_for(model: str | None) -> str:
-    """The id a model is served under: a local folder's name, a hub id as given, or the
-    embedded default's name."""
-    if model is None:
-        return DEFAULT_MODEL_ID
-    path = Path(model).expanduser()
-    if path.is_dir():
-        return path.resolve().name
-    return model
+__all__ = ["DEFAULT_MODEL_ID", "AppState", "get_state", "model_id_for"]
 
 
 def embedding_catalogue(extra: list[str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -63,15 +59,21 @@ def embedding_catalogue(extra: list[str]) -> tuple[dict[str, str], dict[str, str
 
 
 class AppState:
-    """Everything a handler needs, owned by one server process."""
+    """Everything a handler needs, owned by one server process.
+
+    The server's own state has no chat model bound (``engine`` is None); a request gets a
+    shallow copy bound to the model it names from :meth:`for_model`, which serving reads as
+    ``engine``, ``grammar``, ``tool_format`` and ``model_id``.
+    """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.started_at = int(time.time())
+        self.pool = ModelPool(settings, chat_catalogue(settings.models, settings.models_dir))
         self.engine: ChatEngine | None = None
         self.grammar: GrammarCompilerCache | None = None
         self.tool_format = settings.tool_call_parser or "hermes"
-        self.model_id = model_id_for(settings.model)
+        self.model_id = self.pool.default.id
         self.backend_available = False
         self.backend_detail: str | None = "not started"
         self._embedding_sources, self._embedding_aliases = embedding_catalogue(
@@ -90,57 +92,45 @@ class AppState:
                 f"{platform.system()} {platform.machine()}")
             log.warning("backend foundation unavailable: %s", self.backend_detail)
         else:
-            await asyncio.to_thread(self._load_engine)
+            with lease_scope():  # the default model loads at start-up
+                default = await self.pool.acquire(None)
+            if self.settings.guided_json is not None and self.settings.grammar_constraints:
+                self._check_guided_json(default)
+            self.backend_available = True
+            self.backend_detail = None
         await self._start_batches()
 
-    def _load_engine(self) -> None:
-        from engine.chat_engine import ChatEngine
-        from engine.config import EngineConfig
-        from engine.grammar import GrammarCompilerCache
-        from engine.tool_calls import detect_tool_format
+    async def for_model(self, name: str | None, *, new_request: bool = True) -> AppState:
+        """This state as a request for chat model ``name`` sees it: bound to that model,
+        loaded if needed and leased until the request ends (404 model_not_found for an unknown
+        name among several models; 503 when it cannot be loaded or no room frees). On a
+        backend that cannot serve, the unbound state (whose require_engine answers 503).
+        ``new_request=False``: a further hold for a request already routed (not counted again
+        in afm:model_requests_total)."""
+        if not self.backend_available:
+            return self
+        model = await self.pool.acquire(name, new_request=new_request)
+        view = copy.copy(self)
+        view.engine, view.grammar = model.engine, model.grammar
+        view.tool_format, view.model_id = model.tool_format, model.id
+        return view
 
-        path = self.settings.model
-        if path is None:
-            from modelbuilder import ensure_model
+    def cancel(self, request_id: str) -> bool:
+        """Cancel an in-flight generation on whichever loaded model runs it."""
+        if not self.backend_available:
+            self.require_engine()  # 503 on a backend that cannot serve
+        return any([m.engine.cancel(request_id) for m in self.pool.resident()])
 
-            path = str(ensure_model("default"))
-            log.warning("no --model given: serving the embedded default model (random "
-                        "weights, its output is noise) from %s", path)
-        config = EngineConfig(
-            model=path,
-            concurrent=self.settings.concurrent,
-            queue_timeout=self.settings.queue_timeout,
-            prefix_cache=self.settings.prefix_caching,
-            prefix_cache_bytes=self.settings.prefix_cache_bytes,
-            prefill_step_size=self.settings.prefill_step_size,
-            max_logprobs=self.settings.max_logprobs,
-            cpu_weights=self.settings.cpu_weights,
-        )
-        self.engine = ChatEngine(config)
-        hf_tokenizer = getattr(self.engine.tokenizer, "_tokenizer", self.engine.tokenizer)
-        self.grammar = GrammarCompilerCache(hf_tokenizer, self.engine.vocab_size,
-                                            stop_token_ids=sorted(self.engine.eos_token_ids))
-        template = getattr(hf_tokenizer, "chat_template", None) or ""
-        self.tool_format = self.settings.tool_call_parser or detect_tool_format(
-            template if isinstance(template, str) else str(template),
-            getattr(self.engine, "model_type", None))
-        if self.settings.guided_json is not None and self.settings.grammar_constraints:
-            self._check_guided_json()
-        self.backend_available = True
-        self.backend_detail = None
-        log.info("chat model %s loaded (tool format %s)", self.model_id, self.tool_format)
-
-    def _check_guided_json(self) -> None:
+    def _check_guided_json(self, model: LoadedModel) -> None:
         """Refuse to start with a --guided-json schema that could never be enforced."""
         from engine.grammar import GrammarError, build_constraint
 
-        assert self.grammar is not None
         try:
-            build_constraint(self.grammar, response_format={
+            build_constraint(model.grammar, response_format={
                 "type": "json_schema",
                 "json_schema": {"name": "guided_json", "schema": self.settings.guided_json}},
                 tools=None, tool_choice=None, parallel_tool_calls=True,
-                tool_format=self.tool_format, reasoning=False)
+                tool_format=model.tool_format, reasoning=False)
         except GrammarError as exc:
             from afm.startup import EXIT_USAGE, StartupError
 
@@ -167,14 +157,13 @@ class AppState:
     async def stop(self) -> None:
         if self.worker is not None:
             await self.worker.stop()
-        if self.engine is not None:
-            await asyncio.to_thread(self.engine.shutdown)
+        await self.pool.stop()  # every engine thread
         if self.store is not None:
             self.store.close()
 
     # ------------------------------------------------------------------ accessors
     def require_engine(self) -> ChatEngine:
-        """The chat engine, or 503 when the backend cannot serve on this host."""
+        """The bound chat model's engine, or 503 when the backend cannot serve on this host."""
         if self.engine is None:
             raise ServiceUnavailable(
                 f"The {self.settings.backend} backend is unavailable: {self.backend_detail}",
@@ -197,6 +186,9 @@ class AppState:
                            param="model", code="model_not_found")
         return name
 
+    def embedding_loaded(self, model_id: str) -> bool:
+        return model_id in self._embeddings
+
     async def embedding_model(self, model_id: str) -> EmbeddingModel:
         """Load an embedding model on first use (503 embedding_error when it cannot load)."""
         async with self._embedding_lock:
@@ -218,15 +210,21 @@ class AppState:
             "status": "healthy",
             "timestamp": int(time.time()),
             "version": __import__("afm").__version__,
-            "model": self.model_id if self.engine is not None else None,
+            "model": self.model_id if self.pool.loaded(self.model_id) else None,
+            "loaded_models": self.pool.loaded_ids(),
             "backend": {"name": self.settings.backend, "available": self.backend_available,
                         "detail": self.backend_detail},
             "cpu_weights": self.weights_choice(),
         }
 
     def weights_choice(self) -> dict[str, Any] | None:
-        """What the CPU weight policy chose for the chat model; None before it loads."""
-        return self.engine.weights_choice.as_dict() if self.engine is not None else None
+        """What the CPU weight policy chose for the bound chat model (the default model on the
+        server's own state); None while it is not loaded."""
+        engine = self.engine
+        if engine is None:
+            default = self.pool.loaded(self.model_id)
+            engine = default.engine if default is not None else None
+        return engine.weights_choice.as_dict() if engine is not None else None
 
 
 def get_state() -> AppState:

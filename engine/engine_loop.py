@@ -61,6 +61,7 @@ class EngineLoop:
                                     self.runner.max_context, on_finished)
         self.stats: dict[str, Any] = {}
         self._peak_memory = 0
+        self._published = (0, 0)  # running, waiting: this engine's share of the gauges
         self.publish_stats()
 
     def run(self) -> None:
@@ -213,8 +214,10 @@ class EngineLoop:
             self._peak_memory = max(self._peak_memory, mx.get_peak_memory())
         running = scheduler.running(len(runner.decoding))
         waiting = len(scheduler.waiting)
-        metrics.num_requests_running.set(running)
-        metrics.num_requests_waiting.set(waiting)
+        # the gauges add up every engine of the process (one per loaded model)
+        metrics.num_requests_running.inc(running - self._published[0])
+        metrics.num_requests_waiting.inc(waiting - self._published[1])
+        self._published = (running, waiting)
         prefix = runner.prefix
         self.stats = {
             "running": running,

@@ -103,3 +103,13 @@ time_per_output_token = Histogram(
     buckets=_TOKEN_BUCKETS,
     registry=REGISTRY,
 )
+
+# --------------------------------------------------------------- chat models (load / unload)
+# The families above add up every loaded model's engine; these follow the models themselves.
+model_loads = Counter("afm:model_loads", "Chat model loads.", ["model"], registry=REGISTRY)
+model_unloads = Counter("afm:model_unloads", "Chat model unloads.", ["model"], registry=REGISTRY)
+model_loaded = Gauge("afm:model_loaded", "1 while the chat model is resident, else 0.", ["model"],
+                     registry=REGISTRY)
+models_loaded = Gauge("afm:models_loaded", "Chat models resident now.", registry=REGISTRY)
+model_requests = Counter("afm:model_requests", "Requests routed to each chat model.", ["model"],
+                         registry=REGISTRY)

@@ -100,6 +100,10 @@ class Model(BaseModel):
     """
     What the model serves.
     """
+    loaded: bool | None = None
+    """
+    AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+    """
 
 
 class ModelList(BaseModel):
@@ -1764,7 +1768,11 @@ class Health(BaseModel):
     version: str
     model: str | None = None
     """
-    The loaded chat model.
+    The default chat model (the one requests without `model` get), when loaded.
+    """
+    loaded_models: list[str] | None = None
+    """
+    Ids of the chat models resident now, least recently used first.
     """
     backend: Backend | None = None
     """
@@ -2366,7 +2374,7 @@ class ChatCompletionRequest(BaseModel):
 
     model: str | None = None
     """
-    Requested model id. A single-model server normalises aliases and serves the active model; the response names what ran.
+    Requested model id. A single-model server normalises aliases and serves the active model; with several models (`--model` given more than once, `--models-dir`) it picks the model (unknown ids get 404 `model_not_found`, no model gets the first one). The response names what ran.
     """
     messages: Annotated[list[ChatMessage], Field(min_length=1)]
     """

@@ -22,9 +22,9 @@ from serving.sampling import check_streaming
 async def create_chat_completion(body: dict[str, Any]) -> Response:
     from connexion import request
 
-    state = get_state()
     req = ChatCompletionRequest.model_validate(body)
-    check_streaming(state.settings, bool(req.stream))
+    check_streaming(get_state().settings, bool(req.stream))
+    state = await get_state().for_model(req.model)
     prepared = await prepare(state, chat.to_spec(req), request_id())
     profile = request.headers.get("x-afm-profile", "").lower()
     if req.stream:
@@ -36,8 +36,7 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
 
 
 async def cancel_chat_completion(request_id: str) -> Response:
-    engine = get_state().require_engine()
-    if not engine.cancel(request_id):
+    if not get_state().cancel(request_id):
         raise NotFound(f"No in-flight request with id '{request_id}' (it may already be "
                        "complete)", param="request_id")
     return json_response(ChatCompletionCancellation(

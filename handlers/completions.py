@@ -19,9 +19,9 @@ from serving.sampling import check_streaming
 
 
 async def create_completion(body: dict[str, Any]) -> Response:
-    state = get_state()
     req = CompletionRequest.model_validate(body)
-    check_streaming(state.settings, bool(req.stream))
+    check_streaming(get_state().settings, bool(req.stream))
+    state = await get_state().for_model(req.model)
     request = await completions.to_request(state, req, request_id())
     if req.stream:
         return sse_response(await completions.stream(state, request,

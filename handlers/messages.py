@@ -26,9 +26,9 @@ from serving.sampling import check_streaming
 
 
 async def create_message(body: dict[str, Any]) -> Response:
-    state = get_state()
     req = MessagesRequest.model_validate(body)
-    check_streaming(state.settings, bool(req.stream))
+    check_streaming(get_state().settings, bool(req.stream))
+    state = await get_state().for_model(req.model)
     prepared = await prepare(state, messages.to_spec(req), request_id())
     if req.stream:
         events = await messages_stream.stream(state, prepared)
@@ -38,6 +38,6 @@ async def create_message(body: dict[str, Any]) -> Response:
 
 
 async def count_message_tokens(body: dict[str, Any]) -> Response:
-    result = await messages.count_tokens(get_state(),
-                                         MessagesCountTokensRequest.model_validate(body))
+    req = MessagesCountTokensRequest.model_validate(body)
+    result = await messages.count_tokens(await get_state().for_model(req.model), req)
     return json_response(MessagesCountTokensResponse.model_validate(result))

@@ -11,14 +11,18 @@ from handlers.replies import json_response
 
 
 def _models(state: AppState) -> list[Model]:
+    """Every offered chat model (loaded or not), then the embedding models."""
     models: list[Model] = []
-    if state.engine is not None:
-        models.append(Model(id=state.model_id, object="model", created=state.started_at,
-                            owned_by="afm", max_context_length=state.engine.max_context,
-                            type="chat"))
+    if state.backend_available:
+        for entry in state.pool.entries:
+            loaded = state.pool.loaded(entry.id)
+            models.append(Model(id=entry.id, object="model", created=state.started_at,
+                                owned_by="afm", type="chat", loaded=loaded is not None,
+                                max_context_length=loaded.engine.max_context if loaded else None))
     for model_id in state.embedding_ids:
         models.append(Model(id=model_id, object="model", created=state.started_at,
-                            owned_by="afm", max_context_length=None, type="embedding"))
+                            owned_by="afm", max_context_length=None, type="embedding",
+                            loaded=state.embedding_loaded(model_id)))
     return models
 
 
@@ -28,7 +32,7 @@ async def list_models() -> Response:
 
 async def retrieve_model(model_id: str) -> Response:
     state = get_state()
-    wanted = state.embedding_id(model_id) or model_id
+    wanted = state.embedding_id(model_id) or state.pool.id_named(model_id) or model_id
     for model in _models(state):
         if model.id == wanted:
             return json_response(model)

@@ -25,9 +25,9 @@ from serving.sampling import check_streaming
 
 
 async def create_response(body: dict[str, Any]) -> Response:
-    state = get_state()
     req = CreateResponseRequest.model_validate(body)
-    check_streaming(state.settings, bool(req.stream))
+    check_streaming(get_state().settings, bool(req.stream))
+    state = await get_state().for_model(req.model)
     plan = await responses.open_plan(state, req, request_id())
     headers = plan.prepared.headers
     if plan.background:

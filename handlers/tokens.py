@@ -20,15 +20,18 @@ from serving import tokens
 
 
 async def tokenize(body: dict[str, Any]) -> Response:
-    result = await tokens.tokenize(get_state(), TokenizeRequest.model_validate(body))
+    req = TokenizeRequest.model_validate(body)
+    result = await tokens.tokenize(await get_state().for_model(req.root.model), req)
     return json_response(TokenizeResponse.model_validate(result))
 
 
 async def detokenize(body: dict[str, Any]) -> Response:
-    result = await tokens.detokenize(get_state(), DetokenizeRequest.model_validate(body))
+    req = DetokenizeRequest.model_validate(body)
+    result = await tokens.detokenize(await get_state().for_model(req.model), req)
     return json_response(DetokenizeResponse.model_validate(result))
 
 
 async def count_tokens(body: dict[str, Any]) -> Response:
-    result = await tokens.count_tokens(get_state(), CountTokensRequest.model_validate(body))
+    req = CountTokensRequest.model_validate(body)
+    result = await tokens.count_tokens(await get_state().for_model(req.model), req)
     return json_response(CountTokensResponse.model_validate(result))

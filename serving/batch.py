@@ -9,7 +9,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.context import request_id_var
+from afm.context import lease_scope, request_id_var
 from afm.errors import ApiError, InvalidRequest
 from generated.models import (
     BatchCompletionsRequest,
@@ -35,6 +35,8 @@ async def run_line(state: AppState, endpoint: str, body: dict[str, Any],
                    request_id: str) -> dict[str, Any]:
     """One line's response body, computed as the live endpoint computes it."""
     body = dict(body, stream=False)
+    if endpoint != "/v1/embeddings":
+        state = await state.for_model(body.get("model"))
     if endpoint == "/v1/chat/completions":
         spec = chat.to_spec(ChatCompletionRequest.model_validate(body), priority=BATCH_PRIORITY)
         return await chat.complete(state, await prepare(state, spec, request_id))
@@ -63,7 +65,8 @@ async def execute_line(state: AppState, endpoint: str, body: dict[str, Any],
     try:
         while True:
             try:
-                return 200, await run_line(state, endpoint, body, request_id)
+                with lease_scope():  # the line holds its model until it is done
+                    return 200, await run_line(state, endpoint, body, request_id)
             except ApiError as exc:
                 if exc.type != "server_busy":
                     return exc.status, exc.body()
@@ -93,7 +96,8 @@ def batch_completions(state: AppState, req: BatchCompletionsRequest
     ids = [item.custom_id for item in req.requests]
     if len(set(ids)) != len(ids):
         raise InvalidRequest("custom_id values must be unique", param="requests")
-    state.require_engine()
+    if not state.backend_available:
+        state.require_engine()  # 503 before the stream starts
     parent = request_id_var.get() or "batch"
     return _multiplex(state, req, parent)
 
@@ -107,7 +111,8 @@ async def _multiplex(state: AppState, req: BatchCompletionsRequest,
         token = request_id_var.set(request_id)
         try:
             spec = chat.to_spec(body)
-            result = await chat.complete(state, await prepare(state, spec, request_id))
+            view = await state.for_model(body.model)
+            result = await chat.complete(view, await prepare(view, spec, request_id))
             await queue.put(_as_chunk(custom_id, result))
         except ApiError as exc:
             await queue.put({"custom_id": custom_id, "object": "batch.error",

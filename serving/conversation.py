@@ -136,11 +136,12 @@ def item_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def render_key(instructions: str | None, tools: list[dict[str, Any]] | None,
+def render_key(model: str, instructions: str | None, tools: list[dict[str, Any]] | None,
                kwargs: dict[str, Any]) -> str:
-    """What else shapes a rendered conversation: a stored turn's tokens are reused only under
-    the same instructions, tools and template settings."""
-    return json.dumps([instructions, tools, kwargs], sort_keys=True)
+    """What else shapes a rendered conversation: a stored turn's tokens are reused only by the
+    same model (its tokenizer and template) under the same instructions, tools and template
+    settings."""
+    return json.dumps([model, instructions, tools, kwargs], sort_keys=True)
 
 
 def _render(state: AppState, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,

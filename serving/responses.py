@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id
+from afm.context import current_request_id, lease_scope
 from afm.errors import ApiError, InvalidRequest, NotFound
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest
@@ -160,7 +160,7 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
         tools=_tools(req), tool_choice=_tool_choice(req),
         parallel_tool_calls=req.parallel_tool_calls is not False,
         response_format=_response_format(req), reasoning_effort=effort, priority=priority)
-    key = render_key(req.instructions, spec.active_tools,
+    key = render_key(state.model_id, req.instructions, spec.active_tools,
                      template_kwargs(state, effort, None))
     auto = plain(req.truncation) == "auto"
     while True:
@@ -374,10 +374,17 @@ async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
     store = _store(state)
     queued = response_object(p, "queued")
     await asyncio.to_thread(store.responses.create, queued, p.input_items, None)
-    task = asyncio.ensure_future(_run_background(state, p))
+    task = asyncio.ensure_future(_held_background(state, p))
     _RUNNING[p.id] = task
     task.add_done_callback(lambda _: _RUNNING.pop(p.id, None))
     return queued
+
+
+async def _held_background(state: AppState, p: Plan) -> None:
+    """Run in the background, holding the model in a lease scope of its own (the request's
+    ends with its reply)."""
+    with lease_scope():
+        await _run_background(await state.for_model(state.model_id, new_request=False), p)
 
 
 async def _run_background(state: AppState, p: Plan) -> None:

@@ -115,7 +115,7 @@ async function loadModels() {
     ui.model.replaceChildren(...chat.map((m) => {
       const option = document.createElement("option");
       option.value = m.id;
-      option.textContent = m.id;
+      option.textContent = m.loaded === false ? `${m.id} (loads on first use)` : m.id;
       return option;
     }));
     if (chat.some((m) => m.id === wanted)) ui.model.value = wanted;

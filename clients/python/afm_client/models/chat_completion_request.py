@@ -46,7 +46,8 @@ class ChatCompletionRequest:
         messages (list[AssistantContentMessage | AssistantToolCallsMessage | SystemMessage | ToolMessage |
             UserMessage]): The conversation. Must not be empty.
         model (str | Unset): Requested model id. A single-model server normalises aliases and serves the active model;
-            the response names what ran.
+            with several models (`--model` given more than once, `--models-dir`) it picks the model (unknown ids get 404
+            `model_not_found`, no model gets the first one). The response names what ran.
         temperature (float | None | Unset): Sampling temperature (0 = greedy). Overrides `--temperature`.
         top_p (float | None | Unset): Nucleus sampling threshold. Overrides `--top-p`.
         top_k (int | None | Unset): AFM extension. Sample only among the k most likely tokens (0 = off). Overrides

@@ -24,7 +24,8 @@ class Health:
         status (HealthStatus): Always `healthy` while the process serves HTTP.
         timestamp (int): Unix seconds.
         version (str):
-        model (None | str | Unset): The loaded chat model.
+        model (None | str | Unset): The default chat model (the one requests without `model` get), when loaded.
+        loaded_models (list[str] | Unset): Ids of the chat models resident now, least recently used first.
         backend (HealthBackend | Unset): The generation backend and whether it can serve on this host.
         cpu_weights (CpuWeightsType0 | None | Unset): What the CPU weight policy (`--cpu-weights`) chose for the chat
             model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so
@@ -35,6 +36,7 @@ class Health:
     timestamp: int
     version: str
     model: None | str | Unset = UNSET
+    loaded_models: list[str] | Unset = UNSET
     backend: HealthBackend | Unset = UNSET
     cpu_weights: CpuWeightsType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -53,6 +55,10 @@ class Health:
             model = UNSET
         else:
             model = self.model
+
+        loaded_models: list[str] | Unset = UNSET
+        if not isinstance(self.loaded_models, Unset):
+            loaded_models = self.loaded_models
 
         backend: dict[str, Any] | Unset = UNSET
         if not isinstance(self.backend, Unset):
@@ -77,6 +83,8 @@ class Health:
         )
         if model is not UNSET:
             field_dict["model"] = model
+        if loaded_models is not UNSET:
+            field_dict["loaded_models"] = loaded_models
         if backend is not UNSET:
             field_dict["backend"] = backend
         if cpu_weights is not UNSET:
@@ -104,6 +112,8 @@ class Health:
             return cast(None | str | Unset, data)
 
         model = _parse_model(d.pop("model", UNSET))
+
+        loaded_models = cast(list[str], d.pop("loaded_models", UNSET))
 
         _backend = d.pop("backend", UNSET)
         backend: HealthBackend | Unset
@@ -134,6 +144,7 @@ class Health:
             timestamp=timestamp,
             version=version,
             model=model,
+            loaded_models=loaded_models,
             backend=backend,
             cpu_weights=cpu_weights,
         )

@@ -23,6 +23,9 @@ class Model:
         owned_by (str):
         max_context_length (int | None | Unset):
         type_ (ModelType | Unset): What the model serves.
+        loaded (bool | Unset): AFM extension: whether the model is resident now. Chat models load on first use (the
+            default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding
+            models load on first use and stay.
     """
 
     id: str
@@ -31,6 +34,7 @@ class Model:
     owned_by: str
     max_context_length: int | None | Unset = UNSET
     type_: ModelType | Unset = UNSET
+    loaded: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,6 +56,8 @@ class Model:
         if not isinstance(self.type_, Unset):
             type_ = self.type_.value
 
+        loaded = self.loaded
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -66,6 +72,8 @@ class Model:
             field_dict["max_context_length"] = max_context_length
         if type_ is not UNSET:
             field_dict["type"] = type_
+        if loaded is not UNSET:
+            field_dict["loaded"] = loaded
 
         return field_dict
 
@@ -96,6 +104,8 @@ class Model:
         else:
             type_ = ModelType(_type_)
 
+        loaded = d.pop("loaded", UNSET)
+
         model = cls(
             id=id,
             object_=object_,
@@ -103,6 +113,7 @@ class Model:
             owned_by=owned_by,
             max_context_length=max_context_length,
             type_=type_,
+            loaded=loaded,
         )
 
         model.additional_properties = d

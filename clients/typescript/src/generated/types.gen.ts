@@ -58,9 +58,13 @@ export type Health = {
     timestamp: number;
     version: string;
     /**
-     * The loaded chat model.
+     * The default chat model (the one requests without `model` get), when loaded.
      */
     model?: string | null;
+    /**
+     * Ids of the chat models resident now, least recently used first.
+     */
+    loaded_models?: Array<string>;
     /**
      * The generation backend and whether it can serve on this host.
      */
@@ -124,6 +128,10 @@ export type Model = {
      * What the model serves.
      */
     type?: 'chat' | 'embedding';
+    /**
+     * AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+     */
+    loaded?: boolean;
 };
 
 export type ModelList = {
@@ -136,7 +144,7 @@ export type ModelList = {
  */
 export type ChatCompletionRequest = {
     /**
-     * Requested model id. A single-model server normalises aliases and serves the active model; the response names what ran.
+     * Requested model id. A single-model server normalises aliases and serves the active model; with several models (`--model` given more than once, `--models-dir`) it picks the model (unknown ids get 404 `model_not_found`, no model gets the first one). The response names what ran.
      */
     model?: string;
     /**
@@ -2033,6 +2041,10 @@ export type CreateChatCompletionErrors = {
      */
     401: ErrorResponse;
     /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2041,8 +2053,8 @@ export type CreateChatCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2120,6 +2132,10 @@ export type CreateCompletionErrors = {
      */
     401: ErrorResponse;
     /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2128,8 +2144,8 @@ export type CreateCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2181,8 +2197,8 @@ export type CreateResponseErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2419,8 +2435,8 @@ export type CreateEmbeddingErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -2459,6 +2475,10 @@ export type TokenizeErrors = {
      * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
      */
     401: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2507,6 +2527,10 @@ export type DetokenizeErrors = {
      */
     401: ErrorResponse;
     /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
+    /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
     413: ErrorResponse;
@@ -2553,6 +2577,10 @@ export type CountTokensErrors = {
      * The server requires an API key and the request has none or a wrong one (`authentication_error`, code `invalid_api_key`).
      */
     401: ErrorResponse;
+    /**
+     * Unknown model, file, batch or in-flight request id (`not_found_error`).
+     */
+    404: ErrorResponse;
     /**
      * The body exceeds this route's limit (`payload_too_large`).
      */
@@ -2612,6 +2640,10 @@ export type CreateMessageErrors = {
      * `authentication_error`: the server requires an API key (`x-api-key` or a bearer token) and the request has none or a wrong one.
      */
     401: MessagesErrorResponse;
+    /**
+     * `not_found_error`: with several models, `model` names none of them (see GET /v1/models).
+     */
+    404: MessagesErrorResponse;
     /**
      * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
      */
@@ -2675,6 +2707,10 @@ export type CountMessageTokensErrors = {
      * `authentication_error`: the server requires an API key (`x-api-key` or a bearer token) and the request has none or a wrong one.
      */
     401: MessagesErrorResponse;
+    /**
+     * `not_found_error`: with several models, `model` names none of them (see GET /v1/models).
+     */
+    404: MessagesErrorResponse;
     /**
      * `request_too_large`: the body exceeds the route's limit (`--max-body-bytes`).
      */
@@ -3107,8 +3143,8 @@ export type CreateBatchCompletionsErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3156,8 +3192,8 @@ export type CreateTranscriptionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3205,8 +3241,8 @@ export type CreateSpeechErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3240,8 +3276,8 @@ export type ListVoicesErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;
@@ -3293,8 +3329,8 @@ export type CreateOcrErrors = {
      */
     501: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `speech_unavailable`,
-     * `vision_unavailable` or `embedding_error`. Classify by type.
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
     503: ErrorResponse;

@@ -63,6 +63,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 404:
+        response_404 = MessagesErrorResponse.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 413:
         response_413 = MessagesErrorResponse.from_dict(response.json())
 

@@ -51,6 +51,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 413:
         response_413 = ErrorResponse.from_dict(response.json())
 
