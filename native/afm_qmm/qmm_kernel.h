@@ -19,6 +19,10 @@
 
 #include "qmm_api.h"
 
+#if QMM_VL > 4
+#include <immintrin.h>
+#endif
+
 #ifndef QMM_VL
 #error "QMM_VL must be defined"
 #endif
@@ -26,10 +30,7 @@
 namespace {
 
 typedef float vf __attribute__((vector_size(QMM_VL * 4)));
-typedef int32_t vi __attribute__((vector_size(QMM_VL * 4)));
-typedef uint8_t vb __attribute__((vector_size(QMM_VL)));
 typedef float vf_u __attribute__((vector_size(QMM_VL * 4), aligned(4)));
-typedef uint8_t vb_u __attribute__((vector_size(QMM_VL), aligned(1)));
 
 constexpr int VL = QMM_VL;
 constexpr int MB = 8;  // activation rows handled per pass over a weight row
@@ -45,26 +46,58 @@ inline float hsum(vf v) {
 }
 
 // Unpacks VL quantized values starting at value index `k0` of a weight row into floats.
+// For 4 bits, word w holds values 8w..8w+7, value i at bits 4i (byte j: values 2j, 2j + 1).
 template <int BITS>
 inline vf unpack(const uint8_t* row, int k0);
 
+#if QMM_VL == 16
 template <>
 inline vf unpack<8>(const uint8_t* row, int k0) {
-  vb b = *reinterpret_cast<const vb_u*>(row + k0);
-  return __builtin_convertvector(b, vf);
+  __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k0));
+  return (vf)_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b));
 }
 
 template <>
 inline vf unpack<4>(const uint8_t* row, int k0) {
-  // VL / 2 bytes hold VL nibbles; value 2j is byte j's low nibble, 2j + 1 its high nibble.
-  const uint8_t* p = row + k0 / 2;
-  vi v;
-  for (int i = 0; i < VL; ++i) v[i] = p[i >> 1];
-  vi shift;
-  for (int i = 0; i < VL; ++i) shift[i] = (i & 1) * 4;
-  v = (v >> shift) & 15;
-  return __builtin_convertvector(v, vf);
+  uint32_t w[2];
+  std::memcpy(w, row + k0 / 2, 8);
+  __m512i v = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_set1_epi32(int(w[0]))), _mm256_set1_epi32(int(w[1])), 1);
+  const __m512i shifts =
+      _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+  v = _mm512_and_si512(_mm512_srlv_epi32(v, shifts), _mm512_set1_epi32(15));
+  return (vf)_mm512_cvtepi32_ps(v);
 }
+#elif QMM_VL == 8
+template <>
+inline vf unpack<8>(const uint8_t* row, int k0) {
+  __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k0));
+  return (vf)_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
+}
+
+template <>
+inline vf unpack<4>(const uint8_t* row, int k0) {
+  uint32_t w;
+  std::memcpy(&w, row + k0 / 2, 4);
+  const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  __m256i v = _mm256_srlv_epi32(_mm256_set1_epi32(int(w)), shifts);
+  return (vf)_mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(15)));
+}
+#else
+template <>
+inline vf unpack<8>(const uint8_t* row, int k0) {
+  vf v;
+  for (int i = 0; i < VL; ++i) v[i] = float(row[k0 + i]);
+  return v;
+}
+
+template <>
+inline vf unpack<4>(const uint8_t* row, int k0) {
+  vf v;
+  for (int i = 0; i < VL; ++i) v[i] = float((row[(k0 + i) >> 1] >> (((k0 + i) & 1) * 4)) & 15);
+  return v;
+}
+#endif
 
 // Computes out[m, n] for rows m in [m0, m0 + R) and weight rows n in [n0, n1).
 template <int BITS, int GS, int R>
@@ -77,7 +110,7 @@ void block(const QmmArgs& a, int m0, int n0, int n1) {
     const float* s = a.scales + size_t(n) * G;
     const float* b = a.biases + size_t(n) * G;
     vf acc[R];
-    for (int r = 0; r < R; ++r) acc[r] = vf{} ;
+    for (int r = 0; r < R; ++r) acc[r] = vf{};
     for (int g = 0; g < G; ++g) {
       vf q[C];
       for (int c = 0; c < C; ++c) q[c] = unpack<BITS>(wrow, g * GS + c * VL);
