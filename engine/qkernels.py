@@ -92,15 +92,13 @@ def quantized_matmul(
         )
     dtype = x.dtype
     out = _ext.quantized_matmul(
-        x.astype(mx.float32),
-        w,
-        scales.astype(mx.float32),
-        biases.astype(mx.float32),
-        group_size,
-        bits,
-        isa,
+        _f32(x), w, _f32(scales), _f32(biases), group_size, bits, isa
     )
     return out if dtype == mx.float32 else out.astype(dtype)
+
+
+def _f32(a: mx.array) -> mx.array:
+    return a if a.dtype == mx.float32 else a.astype(mx.float32)
 
 
 class QuantizedLinearCPU(nn.Module):

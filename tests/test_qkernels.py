@@ -97,12 +97,15 @@ def test_threaded_result_is_the_single_threaded_one(isa: str) -> None:
     _check(four, x, wq, s, b, 64, 4)
 
 
-def test_batched_input_and_half_precision() -> None:
+def test_batched_strided_and_half_precision_inputs() -> None:
     x, wq, s, b = _case(6, 40, 128, 64, 8)
     x3 = x.reshape(2, 3, 128)
     out = qkernels.quantized_matmul(x3, wq, s, b, 64, 8)
     assert out.shape == (2, 3, 40)
     _check(out.reshape(6, 40), x, wq, s, b, 64, 8)
+    xt = mx.array(x.T.tolist()).T  # a transposed (column-major) view
+    _check(qkernels.quantized_matmul(xt, wq[::2], s[::2], b[::2], 64, 8), x, wq[::2], s[::2],
+           b[::2], 64, 8)
     xb = x.astype(mx.bfloat16)
     outb = qkernels.quantized_matmul(xb, wq, s.astype(mx.bfloat16), b.astype(mx.bfloat16), 64, 8)
     assert outb.dtype == mx.bfloat16

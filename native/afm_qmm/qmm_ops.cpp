@@ -237,17 +237,19 @@ mx::array quantized_matmul(
     throw std::invalid_argument("afm_qmm: shapes of x, w, scales and biases do not match");
   Isa isa = resolve(parse_isa(isa_s));
   auto s = mx::default_stream(mx::Device::cpu);
-  auto x2 = mx::contiguous(mx::reshape(x, {-1, K}, s), false, s);
-  auto out_shape = x.shape();
-  out_shape.back() = N;
+  // evaluated row-contiguous arrays (weights, usually) go in as they are: fewer graph nodes
+  auto row_major = [&](const mx::array& a) {
+    return a.is_available() && a.flags().row_contiguous ? a : mx::contiguous(a, false, s);
+  };
+  auto x2 = row_major(x.ndim() == 2 ? x : mx::reshape(x, {-1, K}, s));
   auto out = mx::array(
       {x2.shape(0), N},
       mx::float32,
       std::make_shared<QuantizedMatmulCPU>(s, group_size, bits, isa),
-      {x2,
-       mx::contiguous(w, false, s),
-       mx::contiguous(scales, false, s),
-       mx::contiguous(biases, false, s)});
+      {x2, row_major(w), row_major(scales), row_major(biases)});
+  if (x.ndim() == 2) return out;
+  auto out_shape = x.shape();
+  out_shape.back() = N;
   return mx::reshape(out, out_shape, s);
 }
 
