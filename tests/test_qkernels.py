@@ -113,6 +113,28 @@ def test_batched_strided_and_half_precision_inputs() -> None:
     assert mx.allclose(outb.astype(mx.float32), ref, rtol=2e-2, atol=2e-2).item()
 
 
+@pytest.mark.skipif("avx2" not in ISAS, reason="the int8 path needs AVX2 (this CPU lacks it)")
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize("rows", [1, 3, 8, 32])
+def test_int8_activation_path(group_size: int, rows: int) -> None:
+    """avx2-int8 rounds x to int8 per 32 values (scale max|x| / 127): exact when x already is
+    such a grid (every block holds 127 and integers), within ~3% of max |out| otherwise; 8-bit
+    weights take the float path."""
+    mx.random.seed(rows)
+    x = mx.random.randint(-127, 128, (rows, 384)).astype(mx.float32)
+    x[:, ::32] = 127.0
+    _, wq, s, b = _case(rows, 53, 384, group_size, 4, seed=rows)
+    out = qkernels.quantized_matmul(x, wq, s, b, group_size, 4, isa="avx2-int8")
+    _check(out, x, wq, s, b, group_size, 4)
+    xr, wq, s, b = _case(rows, 53, 384, group_size, 4, seed=rows)
+    out = qkernels.quantized_matmul(xr, wq, s, b, group_size, 4, isa="avx2-int8")
+    ref = mx.quantized_matmul(xr, wq, s, b, transpose=True, group_size=group_size, bits=4)
+    assert (mx.abs(out - ref).max() / mx.abs(ref).max()).item() < 0.03
+    xr, wq, s, b = _case(rows, 53, 384, group_size, 8, seed=rows)
+    out = qkernels.quantized_matmul(xr, wq, s, b, group_size, 8, isa="avx2-int8")
+    _check(out, xr, wq, s, b, group_size, 8)
+
+
 def test_environment_forces_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AFM_QMM_ISA", "portable")
     assert qkernels.default_isa() == "portable"

@@ -74,6 +74,7 @@ def decode_tok_s(tokens: int, group_size: int) -> None:
                 qkernels.use_native_kernels(model, mx.Device(mx.cpu))
             cache = make_prompt_cache(model)
             logits = model(mx.array([[1, 2, 3, 4]]), cache=cache)[:, -1, :]
+            first = logits
             out = []
             start = 0.0
             for i in range(tokens + 2):
@@ -82,10 +83,15 @@ def decode_tok_s(tokens: int, group_size: int) -> None:
                 tok = mx.argmax(logits, axis=-1)
                 out.append(tok.item())
                 logits = model(tok[:, None], cache=cache)[:, -1, :]
-            row.append((tokens / (time.perf_counter() - start), out))
-        (ref, ref_out), (nat, nat_out) = row
-        same = "same tokens" if ref_out == nat_out else "tokens differ"
-        print(f"{bits}-bit: mlx {ref:.1f} tok/s, native {nat:.1f} tok/s ({nat / ref:.1f}x), {same}")
+            row.append((tokens / (time.perf_counter() - start), out, first))
+        (ref, ref_out, ref_first), (nat, nat_out, nat_first) = row
+        pairs = enumerate(zip(ref_out, nat_out, strict=True))
+        agree = next((i for i, (a, b) in pairs if a != b), None)
+        same = "same tokens" if agree is None else f"first different token at step {agree}"
+        shift = mx.max(mx.abs(nat_first - ref_first)).item()
+        spread = (mx.max(ref_first) - mx.min(ref_first)).item()
+        print(f"{bits}-bit: mlx {ref:.1f} tok/s, native {nat:.1f} tok/s ({nat / ref:.1f}x), "
+              f"{same}; prompt logits max |diff| {shift:.2e} (logit range {spread:.1f})")
 
 
 def main() -> None:

@@ -11,6 +11,10 @@ struct QmmArgs {
   const float* xsum;    // [M, K / group_size] group sums of x
   float* out;           // [M, N]
   int M, N, K, group_size, bits;
+  // int8 activations (qmm_avx2_int8 only): per 32-value block, x rounded to int8 with scale
+  // xd = max|x| / 127, stored even values first then odd ones (the order of 4-bit nibbles)
+  const int8_t* xq = nullptr;  // [M, K]
+  const float* xd = nullptr;   // [M, K / 32]
 };
 
 // Each computes out[:, n0:n1]; defined once per instruction set.
@@ -19,4 +23,5 @@ void qmm_portable(const QmmArgs& a, int n0, int n1);
 #define QMM_X86 1
 void qmm_avx2(const QmmArgs& a, int n0, int n1);
 void qmm_avx512(const QmmArgs& a, int n0, int n1);
+void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);  // bits 4 only
 #endif

@@ -2,6 +2,7 @@
 #include "qmm_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -27,6 +28,7 @@ bool cpu_has(Isa isa) {
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
     case Isa::Avx2:
+    case Isa::Avx2Int8:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     default:
       return true;
@@ -42,6 +44,8 @@ const char* isa_name(Isa isa) {
       return "avx512";
     case Isa::Avx2:
       return "avx2";
+    case Isa::Avx2Int8:
+      return "avx2-int8";
     default:
       return "portable";
   }
@@ -52,7 +56,9 @@ Isa parse_isa(const std::string& s) {
   if (s == "avx512") return Isa::Avx512;
   if (s == "avx2") return Isa::Avx2;
   if (s == "portable") return Isa::Portable;
-  throw std::invalid_argument("afm_qmm: unknown isa '" + s + "' (auto, avx512, avx2, portable)");
+  if (s == "avx2-int8") return Isa::Avx2Int8;
+  throw std::invalid_argument(
+      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx2, avx2-int8, portable)");
 }
 
 Isa best_isa() {
@@ -72,10 +78,11 @@ Isa resolve(Isa isa) {
   return isa;
 }
 
-Kernel kernel_for(Isa isa) {
+Kernel kernel_for(Isa isa, int bits) {
 #ifdef QMM_X86
   if (isa == Isa::Avx512) return qmm_avx512;
-  if (isa == Isa::Avx2) return qmm_avx2;
+  if (isa == Isa::Avx2Int8 && bits == 4) return qmm_avx2_int8;
+  if (isa == Isa::Avx2 || isa == Isa::Avx2Int8) return qmm_avx2;
 #endif
   return qmm_portable;
 }
@@ -180,6 +187,32 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
       for (int k = 0; k < a.group_size; ++k) s += p[k];
       xsum[size_t(m) * G + g] = s;
     }
+#ifdef QMM_X86
+  std::vector<int8_t> xq;
+  std::vector<float> xd;
+  QmmArgs ai = a;
+  if (kernel == qmm_avx2_int8) {  // round x to int8 per 32 values, nibble order
+    xq.resize(size_t(a.M) * a.K);
+    xd.resize(size_t(a.M) * (a.K / 32));
+    for (size_t blk = 0; blk < xd.size(); ++blk) {
+      const float* p = a.x + blk * 32;
+      float amax = 0.f;
+      for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(p[i]));
+      const float d = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
+      xd[blk] = d;
+      int8_t* q = xq.data() + blk * 32;
+      for (int i = 0; i < 16; ++i) {
+        q[i] = int8_t(std::lrintf(p[2 * i] * inv));
+        q[16 + i] = int8_t(std::lrintf(p[2 * i + 1] * inv));
+      }
+    }
+    ai.xq = xq.data();
+    ai.xd = xd.data();
+  }
+  const QmmArgs& args = ai;
+#else
+  const QmmArgs& args = a;
+#endif
   const double work = double(a.N) * a.K * (a.M + 4);  // weight unpacking costs ~4 rows
   int threads = num_threads();
   if (work < 1.5e6) threads = 1;  // waking threads costs more than it saves
@@ -187,7 +220,7 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
   int ntasks = (a.N + NB - 1) / NB;
   pool().run(ntasks, threads, [&](int t) {
     int n0 = t * NB, n1 = std::min(a.N, n0 + NB);
-    kernel(a, n0, n1);
+    kernel(args, n0, n1);
   });
 }
 
@@ -274,7 +307,7 @@ void QuantizedMatmulCPU::eval_cpu(
   QmmArgs a{x.data<float>(), w.data<uint32_t>(), scales.data<float>(), biases.data<float>(),
             xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
   enc.add_temporary(xsum);
-  Kernel kernel = kernel_for(isa_);
+  Kernel kernel = kernel_for(isa_, bits_);
   enc.dispatch([a, kernel]() { run_qmm(a, kernel); });
 }
 

@@ -11,7 +11,7 @@ namespace afm {
 
 namespace mx = mlx::core;
 
-enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3 };
+enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3, Avx2Int8 = 4 };
 
 // x: [..., K] float32; w: uint32 [N, K * bits / 32]; scales, biases: float32 [N, K / gs].
 mx::array quantized_matmul(
@@ -23,7 +23,7 @@ mx::array quantized_matmul(
     int bits,
     const std::string& isa);
 
-std::vector<std::string> supported_isas();  // best first
+std::vector<std::string> supported_isas();  // exact float paths, best first
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
