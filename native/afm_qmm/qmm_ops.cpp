@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include "mlx/allocator.h"
 #include "mlx/backend/cpu/encoder.h"
 #include "qmm_api.h"
@@ -172,7 +174,16 @@ class Pool {
 };
 
 Pool& pool() {
-  static Pool* p = new Pool();  // leaked on purpose: no joins during interpreter teardown
+  // Leaked on purpose: no joins during interpreter teardown. A forked child has none of the
+  // parent's workers, so it starts a pool of its own (the parent's copy is left untouched).
+  static Pool* p = nullptr;
+  static pid_t owner = 0;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lk(mu);
+  if (p == nullptr || owner != getpid()) {
+    p = new Pool();
+    owner = getpid();
+  }
   return *p;
 }
 
