@@ -6,7 +6,9 @@ build``, by tools/setup.sh, or by ``pip install .``) adds an MLX primitive compu
 ``x @ dequantize(w, scales, biases).T`` for MLX's affine layout (bits 4 and 8, group sizes 32,
 64 and 128), threaded over output columns, with AVX-512, AVX2+FMA and portable paths picked at
 run time. Environment: ``AFM_QMM_ISA`` (``avx512``, ``avx2``, ``portable``) forces a path,
-``AFM_QMM_THREADS`` sets the threads per call (default: all cores).
+``AFM_QMM_THREADS`` sets the threads per call (default: all cores). ``avx2-int8`` (opt-in, never
+picked by ``auto``) rounds activations to int8 per 32 values for 4-bit weights: faster, but it
+moves logits by ~1e-1 on the bench model (tools/bench_qkernels.py prints the shift).
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
 :func:`use_native_kernels` changes nothing.
@@ -188,6 +190,9 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
 
     leaves = tree_map_with_path(swap, model.leaf_modules(), is_leaf=nn.Module.is_module)
     model.update_modules(leaves)
+    # materialize the float32 scales now, so the original ones are freed at once
+    mx.eval([m.parameters() for _, m in model.named_modules()
+             if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)])
     if swapped:
         log.info("afm_qmm: %d quantized layers use the native %s kernel (%d threads)",
                  swapped, _ext.default_isa(), _ext.num_threads())
