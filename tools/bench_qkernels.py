@@ -4,11 +4,13 @@ layer shapes (hidden 512, intermediate 1536, vocab 32000), at 1 and 8 rows, 4 an
 
 Usage: .venv/bin/python tools/bench_qkernels.py [--rows 1 8] [--bits 4 8] [--group-size 64]
        [--isa auto] [--threads 0] [--seconds 0.3] [--decode 32]
-Prints microseconds per call (median of repeated timed batches), the weight GB/s the kernel
-streams and its ratios to MLX's quantized kernel and to float32. Numbers depend on what else
-runs on the machine: quote them with the command and the machine. ``--decode N`` also times
-greedy batch-1 decode of N tokens on 4- and 8-bit copies of the bench model (modelbuilder
-"bench", quantized in memory), MLX's kernels against use_native_kernels.
+Prints the memory bandwidth one thread's copy reaches, then per cell microseconds per call
+(median of repeated timed batches), the weight GB/s the kernel streams (the figure to hold
+against that bandwidth at 1 row), its GFLOP/s (the figure at 32 rows), and its speed ratios to
+MLX's quantized kernel and to float32 (above 1: the native kernel is faster). Numbers depend on
+what else runs on the machine: quote them with the command and the machine. ``--decode N``
+also times greedy batch-1 decode of N tokens on 4- and 8-bit copies of the bench model
+(modelbuilder "bench", quantized in memory), MLX's kernels against use_native_kernels.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from engine.blas import preload_fast_blas  # noqa: E402
 BLAS = preload_fast_blas()
 
 import mlx.core as mx  # noqa: E402
+import numpy as np  # noqa: E402
 
 from engine import qkernels  # noqa: E402
 
@@ -94,6 +97,12 @@ def decode_tok_s(tokens: int, group_size: int) -> None:
               f"{same}; prompt logits max |diff| {shift:.2e} (logit range {spread:.1f})")
 
 
+def _timed_copy(dst: np.ndarray, src: np.ndarray) -> float:
+    t = time.perf_counter()
+    np.copyto(dst, src)
+    return time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[1, 8])
@@ -111,8 +120,15 @@ def main() -> None:
     isa = qkernels.default_isa() if args.isa == "auto" else args.isa
     print(f"BLAS {BLAS.name}; kernel isa {isa}, {qkernels._ext.num_threads()} threads; "
           f"group size {args.group_size}; paths here: {', '.join(qkernels.supported_isas())}")
+    src = np.ones(64 * 1024 * 1024, dtype=np.float32)  # 256 MB, copied into a warm buffer
+    dst = np.empty_like(src)
+    np.copyto(dst, src)
+    best = min(_timed_copy(dst, src) for _ in range(5))
+    print(f"memory bandwidth (one thread copying 256 MB, read + write): "
+          f"{2 * src.nbytes / best / 1e9:.1f} GB/s")
+    del src, dst
     head = (f"{'shape':<18} {'bits':>4} {'rows':>4} {'native us':>10} {'mlx q us':>10} "
-            f"{'f32 us':>9} {'GB/s':>6} {'x mlx q':>8} {'x f32':>6}")
+            f"{'f32 us':>9} {'GB/s':>6} {'GFLOP/s':>7} {'x mlx q':>8} {'x f32':>6}")
     print(head)
     print("-" * len(head))
     gs = args.group_size
@@ -133,8 +149,9 @@ def main() -> None:
                 f32 = time_us(lambda x=x, w=w: x @ w.T, args.seconds)
                 weight_bytes = wq.nbytes + s.nbytes + b.nbytes
                 gbs = weight_bytes / native / 1e3
+                gflops = 2 * rows * n * k / native / 1e3
                 print(f"{name:<18} {bits:>4} {rows:>4} {native:>10.1f} {ref:>10.1f} {f32:>9.1f} "
-                      f"{gbs:>6.2f} {ref / native:>7.1f}x {f32 / native:>5.2f}x")
+                      f"{gbs:>6.2f} {gflops:>7.1f} {ref / native:>7.1f}x {f32 / native:>5.2f}x")
     if args.decode:
         decode_tok_s(args.decode, gs)
 
