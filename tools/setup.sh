@@ -11,6 +11,8 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 if [ "${1:-}" = "dev" ]; then
   .venv/bin/python -m pip install -q -e ".[dev]"
+  # native quantized matmul (engine/_afm_qmm, incremental): without a compiler, one line
+  .venv/bin/python -m engine.qkernels build || true
   if [ -f package-lock.json ] && command -v npm >/dev/null; then
     npm ci --no-audit --no-fund --silent
   fi

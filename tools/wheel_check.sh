@@ -28,11 +28,15 @@ mkdir -p "$WORK/src" "$WORK/dist" "$WORK/run"
   | tar --null -T - -cf -) | tar -xf - -C "$WORK/src"
 "$PY" -m pip wheel -q --no-deps --no-build-isolation "$WORK/src" -w "$WORK/dist"
 WHEEL=$(ls "$WORK"/dist/afm-*.whl)
-"$PY" - "$WHEEL" <<'EOF'
+"$PY" - "$WHEEL" "$ROOT" <<'EOF'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 missing = {"afm/openapi/afm.yaml", "afm/contract.py", "afm/cli.py"} - names
 assert not missing, f"the wheel lacks {sorted(missing)}"
+sys.path.insert(0, sys.argv[2])
+from engine.qkernels_build import missing_tools
+if missing_tools() is None:  # a compiler and cmake are here: the wheel carries the kernels
+    assert any(n.startswith("engine/_afm_qmm") for n in names), "the wheel lacks engine/_afm_qmm"
 EOF
 
 echo "wheel check: installing $(basename "$WHEEL") into a fresh venv"
@@ -40,6 +44,10 @@ echo "wheel check: installing $(basename "$WHEEL") into a fresh venv"
 "$WORK/venv/bin/python" -m pip install -q --no-compile "$WHEEL" 2>&1 \
   | grep -v "is ignored: it is neither a file nor a directory" || true
 "$WORK/venv/bin/python" -m pip show -q afm >/dev/null  # the install above really happened
+if (cd "$ROOT" && "$PY" -c "from engine.qkernels_build import missing_tools as m; assert m() is None") 2>/dev/null; then
+  (cd "$WORK/run" && "$WORK/venv/bin/python" -c \
+    "from engine import qkernels as q; assert q.available(), q.unavailable_reason(); print('wheel check: native kernels', q.default_isa())")
+fi
 echo "wheel check: installed in $(( $(date +%s) - started ))s"
 
 MODEL=$("$PY" -c "from modelbuilder import ensure_model; print(ensure_model('tiny'))")

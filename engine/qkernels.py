@@ -1,0 +1,218 @@
+"""Native quantized matmul for MLX's CPU backend (issue 18), and the layers that use it.
+
+MLX's Linux CPU backend dequantizes 4- and 8-bit weights in a scalar loop on one thread. The
+extension ``engine._afm_qmm`` (sources in native/afm_qmm, built by ``python -m engine.qkernels
+build``, by tools/setup.sh, or by ``pip install .``) adds an MLX primitive computing
+``x @ dequantize(w, scales, biases).T`` for MLX's affine layout (bits 4 and 8, group sizes 32,
+64 and 128), threaded over output columns, with AVX-512, AVX2+FMA and portable paths picked at
+run time. Environment: ``AFM_QMM_ISA`` (``avx512``, ``avx2``, ``portable``) forces a path,
+``AFM_QMM_THREADS`` sets the threads per call (default: all cores). ``avx2-int8`` (opt-in, never
+picked by ``auto``) rounds activations to int8 per 32 values for 4-bit weights: faster, but it
+moves logits by ~1e-1 on the bench model (tools/bench_qkernels.py prints the shift).
+
+Without the extension everything here falls back to ``mx.quantized_matmul`` and
+:func:`use_native_kernels` changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx.utils import tree_map_with_path
+
+log = logging.getLogger(__name__)
+
+SUPPORTED_BITS = (4, 8)
+SUPPORTED_GROUP_SIZES = (32, 64, 128)
+
+try:
+    from engine import _afm_qmm as _ext  # type: ignore[attr-defined]
+except ImportError as exc:  # not built (no compiler at install time) or built for another MLX
+    _ext = None
+    _IMPORT_ERROR = str(exc)
+else:
+    _IMPORT_ERROR = ""
+
+
+def available() -> bool:
+    """Whether the native extension is importable in this process."""
+    return _ext is not None
+
+
+def unavailable_reason() -> str:
+    """Why :func:`available` is False ('' when it is True)."""
+    return _IMPORT_ERROR
+
+
+def supported_isas() -> list[str]:
+    """Instruction-set paths this CPU can run, best first ([] without the extension)."""
+    return list(_ext.supported_isas()) if _ext else []
+
+
+def default_isa() -> str | None:
+    """The path ``isa="auto"`` takes (``AFM_QMM_ISA`` or the best supported)."""
+    return _ext.default_isa() if _ext else None
+
+
+def set_num_threads(n: int) -> None:
+    """Threads per kernel call; ``n <= 0`` restores ``AFM_QMM_THREADS`` or all cores."""
+    if _ext:
+        _ext.set_num_threads(n)
+
+
+def supports(group_size: int, bits: int, mode: str = "affine") -> bool:
+    """Whether the kernel handles this quantization (and the extension is present)."""
+    return (
+        _ext is not None
+        and mode == "affine"
+        and bits in SUPPORTED_BITS
+        and group_size in SUPPORTED_GROUP_SIZES
+    )
+
+
+def quantized_matmul(
+    x: mx.array,
+    w: mx.array,
+    scales: mx.array,
+    biases: mx.array,
+    group_size: int,
+    bits: int,
+    isa: str = "auto",
+) -> mx.array:
+    """``x @ dequantize(w, scales, biases).T`` (``mx.quantized_matmul`` with transpose=True).
+
+    Runs the native kernel on the CPU stream when it supports the format; other activation
+    dtypes are computed in float32 and cast back. Falls back to ``mx.quantized_matmul``.
+    """
+    if not supports(group_size, bits) or x.shape[-1] % group_size:
+        return mx.quantized_matmul(
+            x, w, scales, biases, transpose=True, group_size=group_size, bits=bits
+        )
+    dtype = x.dtype
+    out = _ext.quantized_matmul(
+        _f32(x), w, _f32(scales), _f32(biases), group_size, bits, isa
+    )
+    return out if dtype == mx.float32 else out.astype(dtype)
+
+
+def _f32(a: mx.array) -> mx.array:
+    return a if a.dtype == mx.float32 else a.astype(mx.float32)
+
+
+class QuantizedLinearCPU(nn.Module):
+    """A drop-in for ``nn.QuantizedLinear`` (affine mode) whose matmul is the native kernel.
+
+    Scales and biases are kept in float32 (converted once here), so calls convert nothing.
+    """
+
+    def __init__(self, layer: nn.QuantizedLinear):
+        super().__init__()
+        self.group_size = layer.group_size
+        self.bits = layer.bits
+        self.mode = "affine"
+        self.weight = layer.weight
+        self.scales = layer.scales.astype(mx.float32)
+        self.biases = layer["biases"].astype(mx.float32)
+        if "bias" in layer:
+            self.bias = layer.bias
+        self.freeze()
+
+    def _extra_repr(self) -> str:
+        out_dims, in_dims = self.weight.shape
+        return (
+            f"input_dims={in_dims * 32 // self.bits}, output_dims={out_dims}, "
+            f"bias={'bias' in self}, group_size={self.group_size}, bits={self.bits}, native"
+        )
+
+    def __call__(self, x: mx.array) -> mx.array:
+        y = quantized_matmul(x, self.weight, self.scales, self.biases, self.group_size, self.bits)
+        if "bias" in self:
+            y = y + self.bias
+        return y
+
+
+class QuantizedEmbeddingCPU(nn.QuantizedEmbedding):
+    """``nn.QuantizedEmbedding`` whose ``as_linear`` (a tied LM head) runs the native kernel.
+
+    The lookup itself stays MLX's (it dequantizes only the gathered rows).
+    """
+
+    def __init__(self, layer: nn.QuantizedEmbedding):
+        nn.Module.__init__(self)
+        self.group_size = layer.group_size
+        self.bits = layer.bits
+        self.mode = "affine"
+        self.num_embeddings = layer.num_embeddings
+        self.dims = layer.dims
+        self.weight = layer.weight
+        self.scales = layer.scales.astype(mx.float32)
+        self.biases = layer["biases"].astype(mx.float32)
+        self.freeze()
+
+    def as_linear(self, x: mx.array) -> mx.array:
+        return quantized_matmul(
+            x, self.weight, self.scales, self.biases, self.group_size, self.bits
+        )
+
+
+def _swappable(module: Any) -> bool:
+    return (
+        isinstance(module, nn.QuantizedLinear | nn.QuantizedEmbedding)
+        and "biases" in module
+        and supports(module.group_size, module.bits, getattr(module, "mode", "affine"))
+    )
+
+
+def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int:
+    """Swap the model's quantized linear layers (and quantized embeddings, for tied heads) for
+    ones calling the native kernel. Only on CPU devices (``device`` defaults to MLX's default
+    device) and only when the extension is present; returns how many layers were swapped.
+    """
+    device = device or mx.default_device()
+    if _ext is None or device.type != mx.DeviceType.cpu:
+        return 0
+    swapped = 0
+
+    def swap(_path: str, module: Any) -> Any:
+        nonlocal swapped
+        if isinstance(module, QuantizedLinearCPU | QuantizedEmbeddingCPU) or not _swappable(
+            module
+        ):
+            return module
+        swapped += 1
+        if isinstance(module, nn.QuantizedEmbedding):
+            return QuantizedEmbeddingCPU(module)
+        return QuantizedLinearCPU(module)
+
+    leaves = tree_map_with_path(swap, model.leaf_modules(), is_leaf=nn.Module.is_module)
+    model.update_modules(leaves)
+    # materialize the float32 scales now, so the original ones are freed at once
+    mx.eval([m.parameters() for _, m in model.named_modules()
+             if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)])
+    if swapped:
+        log.info("afm_qmm: %d quantized layers use the native %s kernel (%d threads)",
+                 swapped, _ext.default_isa(), _ext.num_threads())
+    return swapped
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m engine.qkernels build``: build the extension in place (engine/)."""
+    from engine.qkernels_build import build_extension
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if argv[:1] != ["build"]:
+        print("usage: python -m engine.qkernels build", file=sys.stderr)
+        return 2
+    path = build_extension(quiet="-v" not in argv)
+    if path is None:
+        return 1
+    print(f"afm_qmm: built {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

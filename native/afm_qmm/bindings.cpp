@@ -1,0 +1,29 @@
+// Python module engine._afm_qmm (nanobind, sharing MLX's array type through the "mlx" domain).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "qmm_ops.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+NB_MODULE(_afm_qmm, m) {
+  nb::module_::import_("mlx.core");
+  m.doc() = "Native quantized matmul for MLX's CPU backend (AFM).";
+  m.def(
+      "quantized_matmul",
+      &afm::quantized_matmul,
+      "x"_a,
+      "w"_a,
+      "scales"_a,
+      "biases"_a,
+      "group_size"_a,
+      "bits"_a,
+      "isa"_a = "auto",
+      "x @ dequantize(w, scales, biases).T on the CPU; x, scales, biases float32, w uint32.");
+  m.def("supported_isas", &afm::supported_isas, "Instruction sets this CPU can run, best first.");
+  m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
+  m.def("set_num_threads", &afm::set_num_threads, "n"_a, "Threads per call; <= 0 resets.");
+  m.def("num_threads", &afm::num_threads, "Threads per call.");
+}

@@ -1,0 +1,27 @@
+// Shared declarations of the quantized matmul kernels (see qmm_kernel.h for the layout).
+#pragma once
+
+#include <cstdint>
+
+struct QmmArgs {
+  const float* x;       // [M, K] activations, row-major
+  const uint32_t* w;    // [N, K * bits / 32] packed weights
+  const float* scales;  // [N, K / group_size]
+  const float* biases;  // [N, K / group_size]
+  const float* xsum;    // [M, K / group_size] group sums of x
+  float* out;           // [M, N]
+  int M, N, K, group_size, bits;
+  // int8 activations (qmm_avx2_int8 only): per 32-value block, x rounded to int8 with scale
+  // xd = max|x| / 127, stored even values first then odd ones (the order of 4-bit nibbles)
+  const int8_t* xq = nullptr;  // [M, K]
+  const float* xd = nullptr;   // [M, K / 32]
+};
+
+// Each computes out[:, n0:n1]; defined once per instruction set.
+void qmm_portable(const QmmArgs& a, int n0, int n1);
+#if defined(__x86_64__) || defined(_M_X64)
+#define QMM_X86 1
+void qmm_avx2(const QmmArgs& a, int n0, int n1);
+void qmm_avx512(const QmmArgs& a, int n0, int n1);
+void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);  // bits 4 only
+#endif

@@ -1,0 +1,4 @@
+// AVX2 + FMA build of the kernel (this file is compiled with -mavx2 -mfma).
+#define QMM_VL 8
+#define QMM_ENTRY qmm_avx2
+#include "qmm_kernel.h"

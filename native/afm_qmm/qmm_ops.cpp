@@ -1,0 +1,334 @@
+// The primitive's CPU evaluation, instruction-set dispatch and a small persistent thread pool.
+#include "qmm_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include <unistd.h>
+
+#include "mlx/allocator.h"
+#include "mlx/backend/cpu/encoder.h"
+#include "qmm_api.h"
+
+namespace afm {
+
+namespace {
+
+using Kernel = void (*)(const QmmArgs&, int, int);
+
+bool cpu_has(Isa isa) {
+#ifdef QMM_X86
+  switch (isa) {
+    case Isa::Avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+    case Isa::Avx2:
+    case Isa::Avx2Int8:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    default:
+      return true;
+  }
+#else
+  return isa == Isa::Portable;
+#endif
+}
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512:
+      return "avx512";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Avx2Int8:
+      return "avx2-int8";
+    default:
+      return "portable";
+  }
+}
+
+Isa parse_isa(const std::string& s) {
+  if (s.empty() || s == "auto") return Isa::Auto;
+  if (s == "avx512") return Isa::Avx512;
+  if (s == "avx2") return Isa::Avx2;
+  if (s == "portable") return Isa::Portable;
+  if (s == "avx2-int8") return Isa::Avx2Int8;
+  throw std::invalid_argument(
+      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx2, avx2-int8, portable)");
+}
+
+Isa best_isa() {
+  for (Isa i : {Isa::Avx512, Isa::Avx2})
+    if (cpu_has(i)) return i;
+  return Isa::Portable;
+}
+
+Isa resolve(Isa isa) {
+  if (isa == Isa::Auto) {
+    const char* env = std::getenv("AFM_QMM_ISA");
+    isa = env ? parse_isa(env) : Isa::Auto;
+    if (isa == Isa::Auto) return best_isa();
+  }
+  if (!cpu_has(isa))
+    throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(isa));
+  return isa;
+}
+
+Kernel kernel_for(Isa isa, int bits) {
+#ifdef QMM_X86
+  if (isa == Isa::Avx512) return qmm_avx512;
+  if (isa == Isa::Avx2Int8 && bits == 4) return qmm_avx2_int8;
+  if (isa == Isa::Avx2 || isa == Isa::Avx2Int8) return qmm_avx2;
+#endif
+  return qmm_portable;
+}
+
+int env_threads() {
+  const char* env = std::getenv("AFM_QMM_THREADS");
+  int n = env ? std::atoi(env) : 0;
+  if (n <= 0) n = int(std::thread::hardware_concurrency());
+  return std::max(1, n);
+}
+
+std::atomic<int> g_threads{0};
+
+// Workers sleep on a condition variable between calls; the calling thread takes part.
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  void run(int ntasks, int nthreads, const std::function<void(int)>& fn) {
+    std::lock_guard<std::mutex> call(call_mu_);  // one parallel region at a time
+    int helpers = std::min(nthreads, ntasks) - 1;
+    if (helpers <= 0) {
+      for (int i = 0; i < ntasks; ++i) fn(i);
+      return;
+    }
+    grow(helpers);
+    next_.store(0);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      job_ = &fn;
+      ntasks_ = ntasks;
+      active_ = helpers;
+      remaining_ = helpers;
+      ++generation_;
+    }
+    cv_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [&] { return remaining_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void work() {
+    for (int i = next_.fetch_add(1); i < ntasks_; i = next_.fetch_add(1)) (*job_)(i);
+  }
+
+  void grow(int n) {
+    while (int(workers_.size()) < n) {
+      int id = int(workers_.size());
+      workers_.emplace_back([this, id] { loop(id); });
+    }
+  }
+
+  void loop(int id) {
+    long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || (generation_ != seen && id < active_); });
+        if (stop_) return;
+        seen = generation_;
+      }
+      work();
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (--remaining_ == 0) done_cv_.notify_one();
+      }
+    }
+  }
+
+  std::mutex call_mu_, mu_;
+  std::condition_variable cv_, done_cv_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int)>* job_ = nullptr;
+  std::atomic<int> next_{0};
+  int ntasks_ = 0, active_ = 0, remaining_ = 0;
+  long generation_ = 0;
+  bool stop_ = false;
+};
+
+Pool& pool() {
+  // Leaked on purpose: no joins during interpreter teardown. A forked child has none of the
+  // parent's workers, so it starts a pool of its own (the parent's copy is left untouched).
+  static Pool* p = nullptr;
+  static pid_t owner = 0;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lk(mu);
+  if (p == nullptr || owner != getpid()) {
+    p = new Pool();
+    owner = getpid();
+  }
+  return *p;
+}
+
+void run_qmm(const QmmArgs& a, Kernel kernel) {
+  // group sums of x, then blocks of output columns spread over the pool
+  const int G = a.K / a.group_size;
+  float* xsum = const_cast<float*>(a.xsum);
+  for (int m = 0; m < a.M; ++m)
+    for (int g = 0; g < G; ++g) {
+      const float* p = a.x + size_t(m) * a.K + size_t(g) * a.group_size;
+      float s = 0.f;
+      for (int k = 0; k < a.group_size; ++k) s += p[k];
+      xsum[size_t(m) * G + g] = s;
+    }
+#ifdef QMM_X86
+  std::vector<int8_t> xq;
+  std::vector<float> xd;
+  QmmArgs ai = a;
+  if (kernel == qmm_avx2_int8) {  // round x to int8 per 32 values, nibble order
+    xq.resize(size_t(a.M) * a.K);
+    xd.resize(size_t(a.M) * (a.K / 32));
+    for (size_t blk = 0; blk < xd.size(); ++blk) {
+      const float* p = a.x + blk * 32;
+      float amax = 0.f;
+      for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(p[i]));
+      const float d = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
+      xd[blk] = d;
+      int8_t* q = xq.data() + blk * 32;
+      for (int i = 0; i < 16; ++i) {
+        q[i] = int8_t(std::lrintf(p[2 * i] * inv));
+        q[16 + i] = int8_t(std::lrintf(p[2 * i + 1] * inv));
+      }
+    }
+    ai.xq = xq.data();
+    ai.xd = xd.data();
+  }
+  const QmmArgs& args = ai;
+#else
+  const QmmArgs& args = a;
+#endif
+  const double work = double(a.N) * a.K * (a.M + 4);  // weight unpacking costs ~4 rows
+  int threads = num_threads();
+  if (work < 1.5e6) threads = 1;  // waking threads costs more than it saves
+  constexpr int NB = 16;          // output columns per task
+  int ntasks = (a.N + NB - 1) / NB;
+  pool().run(ntasks, threads, [&](int t) {
+    int n0 = t * NB, n1 = std::min(a.N, n0 + NB);
+    kernel(args, n0, n1);
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> supported_isas() {
+  std::vector<std::string> out;
+  for (Isa i : {Isa::Avx512, Isa::Avx2, Isa::Portable})
+    if (cpu_has(i)) out.push_back(isa_name(i));
+  return out;
+}
+
+std::string default_isa() {
+  return isa_name(resolve(Isa::Auto));
+}
+
+void set_num_threads(int n) {
+  g_threads.store(n > 0 ? n : 0);
+}
+
+int num_threads() {
+  int n = g_threads.load();
+  return n > 0 ? n : env_threads();
+}
+
+mx::array quantized_matmul(
+    const mx::array& x,
+    const mx::array& w,
+    const mx::array& scales,
+    const mx::array& biases,
+    int group_size,
+    int bits,
+    const std::string& isa_s) {
+  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
+  if (group_size != 32 && group_size != 64 && group_size != 128)
+    throw std::invalid_argument("afm_qmm: group_size must be 32, 64 or 128");
+  if (x.dtype() != mx::float32 || scales.dtype() != mx::float32 ||
+      biases.dtype() != mx::float32 || w.dtype() != mx::uint32)
+    throw std::invalid_argument(
+        "afm_qmm: x, scales and biases must be float32 and w uint32");
+  if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || biases.ndim() != 2)
+    throw std::invalid_argument("afm_qmm: x must be [..., K], w/scales/biases 2-D");
+  const int K = x.shape(-1);
+  const int N = w.shape(0);
+  if (K % group_size != 0 || w.shape(1) * 32 / bits != K || scales.shape(0) != N ||
+      scales.shape(1) != K / group_size || biases.shape() != scales.shape())
+    throw std::invalid_argument("afm_qmm: shapes of x, w, scales and biases do not match");
+  Isa isa = resolve(parse_isa(isa_s));
+  auto s = mx::default_stream(mx::Device::cpu);
+  // evaluated row-contiguous arrays (weights, usually) go in as they are: fewer graph nodes
+  auto row_major = [&](const mx::array& a) {
+    return a.is_available() && a.flags().row_contiguous ? a : mx::contiguous(a, false, s);
+  };
+  auto x2 = row_major(x.ndim() == 2 ? x : mx::reshape(x, {-1, K}, s));
+  auto out = mx::array(
+      {x2.shape(0), N},
+      mx::float32,
+      std::make_shared<QuantizedMatmulCPU>(s, group_size, bits, isa),
+      {x2, row_major(w), row_major(scales), row_major(biases)});
+  if (x.ndim() == 2) return out;
+  auto out_shape = x.shape();
+  out_shape.back() = N;
+  return mx::reshape(out, out_shape, s);
+}
+
+void QuantizedMatmulCPU::eval_cpu(
+    const std::vector<mx::array>& inputs,
+    std::vector<mx::array>& outputs) {
+  auto& x = inputs[0];
+  auto& w = inputs[1];
+  auto& scales = inputs[2];
+  auto& biases = inputs[3];
+  auto& out = outputs[0];
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  const int M = x.shape(0), K = x.shape(1), N = w.shape(0);
+  mx::array xsum({M, K / group_size_}, mx::float32, nullptr, {});
+  xsum.set_data(mx::allocator::malloc(xsum.nbytes()));
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  enc.set_input_array(x);
+  enc.set_input_array(w);
+  enc.set_input_array(scales);
+  enc.set_input_array(biases);
+  enc.set_output_array(out);
+  QmmArgs a{x.data<float>(), w.data<uint32_t>(), scales.data<float>(), biases.data<float>(),
+            xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
+  enc.add_temporary(xsum);
+  Kernel kernel = kernel_for(isa_, bits_);
+  enc.dispatch([a, kernel]() { run_qmm(a, kernel); });
+}
+
+void QuantizedMatmulCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmQuantizedMatmulCPU runs on the CPU only");
+}
+
+bool QuantizedMatmulCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const QuantizedMatmulCPU&>(other);
+  return group_size_ == o.group_size_ && bits_ == o.bits_ && isa_ == o.isa_;
+}
+
+}  // namespace afm

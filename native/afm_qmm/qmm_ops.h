@@ -1,0 +1,47 @@
+// MLX op and primitive: out = x @ dequantize(w, scales, biases).T on the CPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mlx/ops.h"
+#include "mlx/primitives.h"
+
+namespace afm {
+
+namespace mx = mlx::core;
+
+enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3, Avx2Int8 = 4 };
+
+// x: [..., K] float32; w: uint32 [N, K * bits / 32]; scales, biases: float32 [N, K / gs].
+mx::array quantized_matmul(
+    const mx::array& x,
+    const mx::array& w,
+    const mx::array& scales,
+    const mx::array& biases,
+    int group_size,
+    int bits,
+    const std::string& isa);
+
+std::vector<std::string> supported_isas();  // exact float paths, best first
+std::string default_isa();                  // AFM_QMM_ISA or the best supported
+void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
+int num_threads();
+
+class QuantizedMatmulCPU : public mx::Primitive {
+ public:
+  QuantizedMatmulCPU(mx::Stream s, int group_size, int bits, Isa isa)
+      : mx::Primitive(s), group_size_(group_size), bits_(bits), isa_(isa) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmQuantizedMatmulCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  int group_size_, bits_;
+  Isa isa_;
+};
+
+}  // namespace afm

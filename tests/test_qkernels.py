@@ -1,0 +1,216 @@
+"""The native quantized matmul (engine._afm_qmm) against MLX's reference, path by path.
+
+Tolerance: every output may differ from ``mx.quantized_matmul`` by at most 2e-5 times the sum
+of |x_k * w_hat_k| over its dot product (float32 sums taken in another order; the bound is
+~350 float32 epsilons of the absolute dot product). Each test runs on every instruction-set
+path this CPU supports. Without a C++ compiler or cmake the extension cannot exist and these
+tests skip; with them, a missing extension is a failure (build: python -m engine.qkernels build).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.blas import preload_fast_blas
+
+preload_fast_blas()
+
+import mlx.core as mx  # noqa: E402
+import mlx.nn as nn  # noqa: E402
+
+from engine import qkernels  # noqa: E402
+from engine.qkernels_build import missing_tools  # noqa: E402
+
+if not qkernels.available():
+    _why = missing_tools()
+    if _why is not None:
+        pytest.skip(f"native kernels cannot be built here: {_why}", allow_module_level=True)
+    pytest.fail(
+        "a compiler and cmake are present but engine._afm_qmm is not importable "
+        f"({qkernels.unavailable_reason()}); run: python -m engine.qkernels build",
+        pytrace=False,
+    )
+
+ISAS = qkernels.supported_isas()
+REL_TOL = 2e-5
+
+
+def _case(m: int, n: int, k: int, group_size: int, bits: int, seed: int = 0):
+    mx.random.seed(seed)
+    x = mx.random.normal((m, k))
+    w = mx.random.normal((n, k)) * 0.1
+    wq, scales, biases = mx.quantize(w, group_size, bits)
+    return x, wq, scales, biases
+
+
+def _check(out: mx.array, x: mx.array, wq, scales, biases, group_size: int, bits: int) -> None:
+    ref = mx.quantized_matmul(
+        x, wq, scales, biases, transpose=True, group_size=group_size, bits=bits
+    )
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    w_hat = mx.dequantize(wq, scales, biases, group_size, bits)
+    bound = mx.abs(x) @ mx.abs(w_hat).T
+    excess = mx.abs(out - ref) - REL_TOL * bound
+    assert mx.max(excess).item() <= 0.0, f"max abs error {mx.max(mx.abs(out - ref)).item()}"
+
+
+def test_paths_cover_the_portable_fallback() -> None:
+    assert "portable" in ISAS
+    assert qkernels.default_isa() in ISAS
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize("rows", [1, 2, 8, 32])
+def test_matches_mlx_reference(isa: str, bits: int, group_size: int, rows: int) -> None:
+    x, wq, s, b = _case(rows, 136, 384, group_size, bits)
+    out = qkernels.quantized_matmul(x, wq, s, b, group_size, bits, isa=isa)
+    _check(out, x, wq, s, b, group_size, bits)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize(
+    ("rows", "n", "k", "group_size", "bits"),
+    [(1, 1, 32, 32, 4), (3, 13, 128, 128, 8), (5, 77, 256, 64, 4), (17, 3, 640, 128, 4),
+     (31, 250, 96, 32, 8), (7, 1001, 512, 64, 4)],
+)
+def test_odd_shapes(isa: str, rows: int, n: int, k: int, group_size: int, bits: int) -> None:
+    x, wq, s, b = _case(rows, n, k, group_size, bits, seed=rows)
+    out = qkernels.quantized_matmul(x, wq, s, b, group_size, bits, isa=isa)
+    _check(out, x, wq, s, b, group_size, bits)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_threaded_result_is_the_single_threaded_one(isa: str) -> None:
+    x, wq, s, b = _case(8, 3000, 512, 64, 4)  # large enough to use the thread pool
+    try:
+        qkernels.set_num_threads(1)
+        one = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
+        mx.eval(one)
+        qkernels.set_num_threads(4)
+        four = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
+        mx.eval(four)
+    finally:
+        qkernels.set_num_threads(0)
+    assert mx.array_equal(one, four).item()
+    _check(four, x, wq, s, b, 64, 4)
+
+
+def test_batched_strided_and_half_precision_inputs() -> None:
+    x, wq, s, b = _case(6, 40, 128, 64, 8)
+    x3 = x.reshape(2, 3, 128)
+    out = qkernels.quantized_matmul(x3, wq, s, b, 64, 8)
+    assert out.shape == (2, 3, 40)
+    _check(out.reshape(6, 40), x, wq, s, b, 64, 8)
+    xt = mx.array(x.T.tolist()).T  # a transposed (column-major) view
+    _check(qkernels.quantized_matmul(xt, wq[::2], s[::2], b[::2], 64, 8), x, wq[::2], s[::2],
+           b[::2], 64, 8)
+    xb = x.astype(mx.bfloat16)
+    outb = qkernels.quantized_matmul(xb, wq, s.astype(mx.bfloat16), b.astype(mx.bfloat16), 64, 8)
+    assert outb.dtype == mx.bfloat16
+    ref = mx.quantized_matmul(x, wq, s, b, transpose=True, group_size=64, bits=8)
+    assert mx.allclose(outb.astype(mx.float32), ref, rtol=2e-2, atol=2e-2).item()
+
+
+@pytest.mark.skipif("avx2" not in ISAS, reason="the int8 path needs AVX2 (this CPU lacks it)")
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize("rows", [1, 3, 8, 32])
+def test_int8_activation_path(group_size: int, rows: int) -> None:
+    """avx2-int8 rounds x to int8 per 32 values (scale max|x| / 127): exact when x already is
+    such a grid (every block holds 127 and integers), within ~3% of max |out| otherwise; 8-bit
+    weights take the float path."""
+    mx.random.seed(rows)
+    x = mx.random.randint(-127, 128, (rows, 384)).astype(mx.float32)
+    x[:, ::32] = 127.0
+    _, wq, s, b = _case(rows, 53, 384, group_size, 4, seed=rows)
+    out = qkernels.quantized_matmul(x, wq, s, b, group_size, 4, isa="avx2-int8")
+    _check(out, x, wq, s, b, group_size, 4)
+    xr, wq, s, b = _case(rows, 53, 384, group_size, 4, seed=rows)
+    out = qkernels.quantized_matmul(xr, wq, s, b, group_size, 4, isa="avx2-int8")
+    ref = mx.quantized_matmul(xr, wq, s, b, transpose=True, group_size=group_size, bits=4)
+    assert (mx.abs(out - ref).max() / mx.abs(ref).max()).item() < 0.03
+    xr, wq, s, b = _case(rows, 53, 384, group_size, 8, seed=rows)
+    out = qkernels.quantized_matmul(xr, wq, s, b, group_size, 8, isa="avx2-int8")
+    _check(out, xr, wq, s, b, group_size, 8)
+
+
+def test_environment_forces_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AFM_QMM_ISA", "portable")
+    assert qkernels.default_isa() == "portable"
+    monkeypatch.setenv("AFM_QMM_ISA", "no-such-isa")
+    with pytest.raises(ValueError, match="unknown isa"):
+        qkernels.default_isa()
+
+
+def test_rejects_what_it_cannot_compute() -> None:
+    x, wq, s, b = _case(2, 16, 128, 64, 4)
+    with pytest.raises(ValueError, match="shapes"):
+        qkernels._ext.quantized_matmul(x[:, :64], wq, s, b, 64, 4)
+    with pytest.raises(ValueError, match="bits"):
+        qkernels._ext.quantized_matmul(x, wq, s, b, 64, 3)
+    missing = {"avx512", "avx2"} - set(ISAS)
+    for isa in missing:
+        with pytest.raises(ValueError, match="lacks"):
+            qkernels._ext.quantized_matmul(x, wq, s, b, 64, 4, isa)
+    # formats the kernel lacks fall back to MLX's own kernel
+    wq2, s2, b2 = mx.quantize(mx.random.normal((16, 128)), 64, 2)
+    out = qkernels.quantized_matmul(x, wq2, s2, b2, 64, 2)
+    ref = mx.quantized_matmul(x, wq2, s2, b2, transpose=True, group_size=64, bits=2)
+    assert mx.array_equal(out, ref).item()
+
+
+def test_linear_layer_swap_keeps_outputs() -> None:
+    mx.random.seed(3)
+    model = nn.Sequential(nn.Linear(128, 96), nn.Linear(96, 40, bias=False), nn.Embedding(50, 64))
+    nn.quantize(model, group_size=32, bits=4)
+    x = mx.random.normal((3, 128))
+    ref = model.layers[1](model.layers[0](x))
+    ref_head = model.layers[2].as_linear(mx.random.normal((2, 64), key=mx.random.key(1)))
+    assert qkernels.use_native_kernels(model, mx.Device(mx.gpu)) == 0  # not a CPU device
+    assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
+    assert isinstance(model.layers[0], qkernels.QuantizedLinearCPU)
+    assert isinstance(model.layers[2], qkernels.QuantizedEmbeddingCPU)
+    assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 0  # already swapped
+    out = model.layers[1](model.layers[0](x))
+    head = model.layers[2].as_linear(mx.random.normal((2, 64), key=mx.random.key(1)))
+    assert mx.allclose(out, ref, rtol=1e-4, atol=1e-4).item()
+    assert mx.allclose(head, ref_head, rtol=1e-4, atol=1e-4).item()
+    tokens = mx.array([[1, 7, 49]])
+    assert model.layers[2](tokens).shape == (1, 3, 64)
+
+
+def _greedy(model: nn.Module, prompt: list[int], steps: int) -> tuple[list[int], mx.array]:
+    from mlx_lm.models.cache import make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    logits = model(mx.array([prompt]), cache=cache)[:, -1, :]
+    first = logits
+    out = []
+    for _ in range(steps):
+        tok = mx.argmax(logits, axis=-1)
+        out.append(tok.item())
+        logits = model(tok[:, None], cache=cache)[:, -1, :]
+    return out, first
+
+
+@pytest.mark.slow
+def test_tiny_model_greedy_tokens_match_the_reference_path() -> None:
+    from mlx_lm import load
+    from mlx_lm.utils import quantize_model
+
+    from modelbuilder import ensure_model
+
+    path = ensure_model("tiny")
+    models = []
+    for _ in range(2):
+        model, _tok, config = load(str(path), return_config=True)
+        quantize_model(model, config, group_size=64, bits=4)
+        models.append(model)
+    reference, native = models
+    assert qkernels.use_native_kernels(native, mx.Device(mx.cpu)) > 0
+    prompt = [5, 17, 300, 42, 1024, 7, 99, 2048]
+    ref_tokens, ref_logits = _greedy(reference, prompt, 24)
+    tokens, logits = _greedy(native, prompt, 24)
+    assert mx.max(mx.abs(logits - ref_logits)).item() < 1e-3
+    assert tokens == ref_tokens
