@@ -10,8 +10,14 @@ copy of a model decodes 3-7x slower than the same weights in float32 (measured i
   embedding used as the LM head goes through ``Embedding.as_linear``, a float32 matmul too);
 - every other bf16/fp16 parameter -> float32.
 
-Modes (``--cpu-weights``): ``auto`` converts when the float32 copy fits the memory budget,
-``float32`` always converts, ``native`` never does. Metal devices are never touched.
+With AFM's native quantized kernel (``engine.qkernels``, issue 18) built, 4- and 8-bit affine
+checkpoints instead keep their quantized weights and run on it: as fast as float32 through BLAS
+or faster, in a quarter to an eighth of the memory (tools/bench_qkernels.py).
+
+Modes (``--cpu-weights``): ``auto`` runs quantized weights on the native kernel when it covers
+every quantized layer, else converts when the float32 copy fits the memory budget; ``float32``
+always converts; ``native`` never converts (quantized layers still use the native kernel when
+present). Metal devices are never touched.
 
 Budget: the float32 copy needs ``float32_bytes - native_bytes`` more memory than the loaded
 model. It fits when that growth is at most the budget: ``AFM_CPU_WEIGHTS_BUDGET`` (bytes) when
@@ -169,6 +175,29 @@ def to_float32(model: nn.Module) -> int:
     return count
 
 
+def _kernel_covers(model: nn.Module) -> bool:
+    """Whether the native quantized kernel is built and handles every quantized layer."""
+    from engine import qkernels
+
+    layers = [m for _, m in model.named_modules() if _quantized(m)]
+    return bool(layers) and not _other_quantized(model) and all(
+        "biases" in m and qkernels.supports(m.group_size, m.bits, getattr(m, "mode", "affine"))
+        for m in layers)
+
+
+def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
+    """Run the quantized layers on the native kernel; other half-precision parameters (norms)
+    become float32."""
+    from engine import qkernels
+
+    count = qkernels.use_native_kernels(model)
+    model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
+    mx.eval(model.parameters())
+    choice.reason = (f"{choice.source} weights run on AFM's native quantized CPU kernel "
+                     f"({qkernels.default_isa()}, {count} layers): {_mib(choice.native_bytes)} "
+                     f"instead of {_mib(choice.float32_bytes)} as float32")
+
+
 def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
     """Apply the policy to a freshly loaded ``model``; logs one line saying what and why."""
     if mode not in MODES:
@@ -180,6 +209,8 @@ def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsC
     elif source == "float32":
         choice.weights = "float32"
         choice.reason = "the checkpoint is float32 already"
+    elif mode != "float32" and _kernel_covers(model):
+        _use_kernel(model, choice)
     elif mode == "native":
         choice.reason = (f"--cpu-weights native: {source} matmuls run MLX's scalar CPU kernels "
                          "(3-7x slower than float32 through BLAS)")

@@ -1,5 +1,6 @@
 """The CPU weight policy on bf16, 8-bit and 4-bit copies of the tiny model (made offline with
-mlx-lm's own converter): conversion to float32, same greedy tokens, /health, the budget.
+mlx-lm's own converter): conversion to float32, the native quantized kernel, same greedy
+tokens, /health, the budget.
 
 Dequantized weights are exactly the quantized model's effective weights, so a converted 8- or
 4-bit model computes the same function; only the summation order of the matmuls differs (MLX's
@@ -23,7 +24,7 @@ from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import make_prompt_cache
 
-from engine import cpu_weights
+from engine import cpu_weights, qkernels
 from tests.conftest import LiveServer
 
 COPIES = {"bf16": {"dtype": "bfloat16"},
@@ -61,9 +62,11 @@ def greedy(model: nn.Module, steps: int = 24) -> tuple[list[int], mx.array]:
 
 @pytest.mark.parametrize("name", list(COPIES))
 def test_converted_model_matches_native(copies: dict[str, Path], name: str) -> None:
+    """Conversion to float32 (``auto`` converts bf16; quantized copies take ``float32``, since
+    ``auto`` prefers the native quantized kernel for them when it is built)."""
     model = mlx_load(str(copies[name]))[0]
     native_tokens, native_logits = greedy(model)
-    choice = cpu_weights.apply(model, "auto")
+    choice = cpu_weights.apply(model, "auto" if name == "bf16" else "float32")
     assert (choice.weights, choice.source, choice.converted) == ("float32", SOURCE[name], True)
     assert choice.float32_bytes > choice.native_bytes
     kinds = {type(m) for _, m in model.named_modules()}
@@ -75,12 +78,32 @@ def test_converted_model_matches_native(copies: dict[str, Path], name: str) -> N
     assert float(mx.max(mx.abs(logits - native_logits)).item()) < LOGIT_TOL[name]
 
 
+@pytest.mark.skipif(not qkernels.available(), reason="native quantized kernel not built "
+                    "(tests/test_qkernels.py says why)")
+@pytest.mark.parametrize("mode", ["auto", "native"])
+@pytest.mark.parametrize("name", ["8bit", "4bit"])
+def test_quantized_weights_run_on_the_native_kernel(copies: dict[str, Path], mode: str,
+                                                    name: str) -> None:
+    """With the kernel built, quantized copies keep their weights and run on it: same greedy
+    tokens as MLX's own quantized kernel, logits within float tolerance."""
+    model = mlx_load(str(copies[name]))[0]
+    reference_tokens, reference_logits = greedy(model)
+    choice = cpu_weights.apply(model, mode)
+    assert (choice.weights, choice.source, choice.converted) == ("native", SOURCE[name], False)
+    assert "native quantized CPU kernel" in choice.reason
+    kinds = {type(m) for _, m in model.named_modules()}
+    assert qkernels.QuantizedLinearCPU in kinds and nn.Linear not in kinds
+    tokens, logits = greedy(model)
+    assert tokens == reference_tokens
+    assert float(mx.max(mx.abs(logits - reference_logits)).item()) < LOGIT_TOL[name]
+
+
 def test_native_mode_and_float32_checkpoint(copies: dict[str, Path], tiny_model: Path) -> None:
-    model = mlx_load(str(copies["4bit"]))[0]
+    model = mlx_load(str(copies["bf16"]))[0]
     choice = cpu_weights.apply(model, "native")
     assert (choice.weights, choice.converted) == ("native", False)
     assert "slower" in choice.reason
-    assert any(isinstance(m, nn.QuantizedLinear) for _, m in model.named_modules())
+    assert {v.dtype for _, v in tree_flatten(model.parameters())} == {mx.bfloat16}
     plain = cpu_weights.apply(mlx_load(str(tiny_model))[0], "auto")
     assert (plain.weights, plain.source, plain.converted) == ("float32", "float32", False)
     with pytest.raises(ValueError, match="choose one of"):
@@ -92,7 +115,7 @@ def test_budget_too_small_keeps_native_weights(copies: dict[str, Path],
                                                caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setenv(cpu_weights.BUDGET_ENV, "1000")
     assert cpu_weights.memory_budget() == 1000
-    model = mlx_load(str(copies["8bit"]))[0]
+    model = mlx_load(str(copies["bf16"]))[0]  # (quantized copies need no budget: the kernel)
     with caplog.at_level(logging.WARNING, logger="engine.cpu_weights"):
         choice = cpu_weights.apply(model, "auto")
     assert (choice.weights, choice.converted, choice.budget_bytes) == ("native", False, 1000)
@@ -122,17 +145,17 @@ def _completion_tokens(server: LiveServer) -> list[str]:
 
 def test_served_quantized_model(copies: dict[str, Path],
                                 live_server: Callable[..., LiveServer]) -> None:
-    auto = live_server("--cpu-weights", "auto", model=copies["4bit"])
-    health = httpx.get(auto.url + "/health").json()["cpu_weights"]
-    assert (health["mode"], health["weights"], health["source"]) == ("auto", "float32", "4-bit")
-    assert health["converted"] and "fits the budget" in health["reason"]
-    r = httpx.post(auto.url + "/v1/chat/completions", headers={"X-AFM-Profile": "true"},
+    converted = live_server("--cpu-weights", "float32", model=copies["4bit"])
+    health = httpx.get(converted.url + "/health").json()["cpu_weights"]
+    assert (health["mode"], health["weights"], health["source"]) == ("float32", "float32", "4-bit")
+    assert health["converted"] and "--cpu-weights float32" in health["reason"]
+    r = httpx.post(converted.url + "/v1/chat/completions", headers={"X-AFM-Profile": "true"},
                    json={"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2},
                    timeout=60).json()
     assert r["afm_profile"]["cpu_weights"] == health
     native = live_server("--cpu-weights", "native", model=copies["4bit"])
     assert httpx.get(native.url + "/health").json()["cpu_weights"]["weights"] == "native"
-    assert _completion_tokens(auto) == _completion_tokens(native)
+    assert _completion_tokens(converted) == _completion_tokens(native)
 
 
 def test_served_budget_too_small(copies: dict[str, Path], tmp_path: Path,
