@@ -1,0 +1,237 @@
+"""`afm serve` sharded across 2 ranks (MLX ring backend on loopback) against one process.
+
+The two ranks are started exactly as ``mlx.launch --backend ring -n 2`` starts them on one host
+(``MLX_RANK`` and a ring hostfile in ``MLX_HOSTFILE``), but by the test itself, so it holds
+each rank's process (to stop rank 0 cleanly, or to kill rank 1). Rank 0 serves HTTP; rank 1
+only replays its steps. Greedy output must match a single-process server on the same model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, LiveServer, free_port
+
+MESSAGES = [{"role": "user", "content": "Tell me about the sea and the sky."}]
+GREEDY: dict[str, Any] = {"temperature": 0, "max_tokens": 24}
+
+
+class ShardedServer:
+    """Two ranks of `afm serve` on a loopback ring; rank 0 serves HTTP on ``port``."""
+
+    def __init__(self, base: Path, args: list[str]) -> None:
+        self.port = free_port()
+        self.base = base
+        hostfile = base / "hosts.json"
+        hostfile.write_text(json.dumps([[f"127.0.0.1:{free_port()}"],
+                                        [f"127.0.0.1:{free_port()}"]]))
+        self.procs: list[subprocess.Popen[bytes]] = []
+        for rank in (1, 0):  # the worker first: rank 0 waits for it on the ring
+            env = {**os.environ, "MLX_RANK": str(rank), "MLX_HOSTFILE": str(hostfile)}
+            cmd = [sys.executable, "-m", "afm", "serve", "--port", str(self.port),
+                   "--data-dir", str(base / "data"), *args]
+            log = (base / f"rank{rank}.log").open("wb")
+            self.procs.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
+                                               stderr=subprocess.STDOUT))
+        self.rank1, self.rank0 = self.procs
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def logs(self) -> str:
+        return "\n".join(f"--- rank {r} ---\n" + (self.base / f"rank{r}.log").read_text(
+            errors="replace")[-3000:] for r in (0, 1))
+
+    def wait_healthy(self, timeout: float = 240.0) -> ShardedServer:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(p.poll() is not None for p in self.procs):
+                raise RuntimeError(f"a rank exited early:\n{self.logs()}")
+            try:
+                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.kill()
+        raise RuntimeError(f"sharded server did not become healthy:\n{self.logs()}")
+
+    def stop(self) -> list[int | None]:
+        """SIGTERM rank 0 only: it tells rank 1 to stop; both exit."""
+        if self.rank0.poll() is None:
+            self.rank0.send_signal(signal.SIGTERM)
+        codes = []
+        for p in (self.rank0, self.rank1):
+            try:
+                codes.append(p.wait(timeout=30))
+            except subprocess.TimeoutExpired:
+                codes.append(None)
+        self.kill()
+        return codes
+
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def openai(self) -> Any:
+        import openai
+
+        return openai.OpenAI(base_url=self.url + "/v1", api_key="unused", max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path
+            ) -> Iterator[ShardedServer]:
+    server = ShardedServer(tmp_path_factory.mktemp("sharded"),
+                           ["--model", str(tiny_model), "--concurrent", "8"])
+    try:
+        yield server.wait_healthy()
+    finally:
+        codes = server.stop()
+        assert codes == [0, 0], f"exit codes {codes}\n{server.logs()}"
+
+
+@pytest.fixture(scope="module")
+def single(live_server: Callable[..., LiveServer]) -> LiveServer:
+    return live_server("--concurrent", "8")
+
+
+def _chat(server: Any, **kw: Any) -> Any:
+    return server.openai().chat.completions.create(model="tiny", messages=MESSAGES,
+                                                   **{**GREEDY, **kw})
+
+
+def test_greedy_chat_matches_one_process(sharded: ShardedServer, single: LiveServer) -> None:
+    a = _chat(sharded, logprobs=True, top_logprobs=3)
+    b = _chat(single, logprobs=True, top_logprobs=3)
+    tokens_a = [t.token for t in a.choices[0].logprobs.content]
+    tokens_b = [t.token for t in b.choices[0].logprobs.content]
+    assert tokens_a == tokens_b
+    assert a.choices[0].message.content == b.choices[0].message.content
+    assert a.usage.completion_tokens == b.usage.completion_tokens == 24
+    for x, y in zip(a.choices[0].logprobs.content, b.choices[0].logprobs.content, strict=True):
+        assert x.logprob == pytest.approx(y.logprob, abs=1e-2)
+        assert [t.token for t in x.top_logprobs][:1] == [t.token for t in y.top_logprobs][:1]
+
+
+def test_streamed_chat_matches(sharded: ShardedServer, single: LiveServer) -> None:
+    stream = sharded.openai().chat.completions.create(model="tiny", messages=MESSAGES,
+                                                      stream=True, **GREEDY)
+    text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+    assert text == _chat(single).choices[0].message.content
+
+
+def test_json_schema_and_tool_call_match(sharded: ShardedServer, single: LiveServer) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+    a = _chat(sharded, response_format=fmt, max_tokens=40)
+    b = _chat(single, response_format=fmt, max_tokens=40)
+    assert a.choices[0].message.content == b.choices[0].message.content
+    if a.choices[0].finish_reason == "stop":
+        assert isinstance(json.loads(a.choices[0].message.content)["n"], int)
+    tool = {"type": "function", "function": {
+        "name": "lookup", "parameters": {"type": "object", "properties": {
+            "q": {"type": "string", "maxLength": 8}}, "required": ["q"]}}}
+    choice = {"type": "function", "function": {"name": "lookup"}}
+    a = _chat(sharded, tools=[tool], tool_choice=choice, max_tokens=40)
+    b = _chat(single, tools=[tool], tool_choice=choice, max_tokens=40)
+    calls_a, calls_b = a.choices[0].message.tool_calls, b.choices[0].message.tool_calls
+    assert calls_a and calls_a[0].function.name == "lookup"
+    assert calls_a[0].function.arguments == calls_b[0].function.arguments
+
+
+def test_completions_match(sharded: ShardedServer, single: LiveServer) -> None:
+    def complete(server: Any) -> str:
+        return server.openai().completions.create(model="tiny", prompt="Once upon a time",
+                                                  temperature=0, max_tokens=16).choices[0].text
+
+    assert complete(sharded) == complete(single)
+
+
+def test_eight_concurrent_streams_complete(sharded: ShardedServer, single: LiveServer) -> None:
+    prompts = [f"Story number {i}: the sea" for i in range(8)]
+    results: dict[int, str] = {}
+
+    def run(i: int) -> None:
+        stream = sharded.openai().chat.completions.create(
+            model="tiny", messages=[{"role": "user", "content": prompts[i]}], stream=True,
+            temperature=0, max_tokens=12 + i)
+        results[i] = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert sorted(results) == list(range(8))
+    # batched on the sharded ranks, one at a time here: the same greedy text
+    for i in (0, 7):
+        alone = single.openai().chat.completions.create(
+            model="tiny", messages=[{"role": "user", "content": prompts[i]}], temperature=0,
+            max_tokens=12 + i).choices[0].message.content
+        assert results[i] == alone
+
+
+def _running(server: ShardedServer) -> float:
+    text = httpx.get(server.url + "/metrics", timeout=10).text
+    for line in text.splitlines():
+        if line.startswith("afm:num_requests_running "):
+            return float(line.split()[1])
+    raise AssertionError("no afm:num_requests_running in /metrics")
+
+
+def test_cancelled_stream_frees_its_slot(sharded: ShardedServer, single: LiveServer) -> None:
+    with httpx.stream("POST", sharded.url + "/v1/chat/completions", timeout=60, json={
+            "model": "tiny", "messages": MESSAGES, "stream": True, "max_tokens": 4000,
+            "temperature": 0, "ignore_eos": True}) as response:
+        seen = 0
+        for line in response.iter_lines():
+            seen += line.startswith("data: {")
+            if seen >= 3:
+                break
+    deadline = time.monotonic() + 30
+    while _running(sharded) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _running(sharded) == 0
+    # both ranks dropped the row: the next greedy request still matches one process
+    assert _chat(sharded).choices[0].message.content == _chat(single).choices[0].message.content
+    metrics = httpx.get(sharded.url + "/metrics", timeout=10).text
+    assert "afm:world_size 2.0" in metrics
+
+
+def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> None:
+    server = ShardedServer(tmp_path, ["--model", str(tiny_model)]).wait_healthy()
+    try:
+        events: list[str] = []
+        with httpx.stream("POST", server.url + "/v1/chat/completions", timeout=60, json={
+                "model": "tiny", "messages": MESSAGES, "stream": True, "max_tokens": 100000,
+                "temperature": 0, "ignore_eos": True}) as response:
+            tic = 0.0
+            for line in response.iter_lines():
+                if line.startswith("data: "):
+                    events.append(line)
+                if len(events) == 3:
+                    server.rank1.kill()
+                    tic = time.monotonic()
+        took = time.monotonic() - tic
+        assert took < 10, took
+        assert any('"error"' in e for e in events[3:]), events[-3:]
+        assert server.rank0.wait(timeout=30) == 1
+        assert "the sharded group failed" in (tmp_path / "rank0.log").read_text()
+    finally:
+        server.kill()
