@@ -65,10 +65,9 @@ def serve(settings: Settings) -> None:
         blas = blas_report()  # must precede the first `import mlx.core`
         log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
         if launched():
-            from afm.sharding import check_settings, describe_group, stop_when_lost
+            from afm.sharding import check_settings, describe_group
 
             check_settings(settings)
-            stop_when_lost()
             log.info("afm: sharded, %s: this rank serves HTTP", describe_group())
         if settings.backend == "mlx":
             from afm.model_catalog import parse_model_value
@@ -129,6 +128,12 @@ def _run(settings: Settings, sock: socket.socket) -> int:
     config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
                             access_log=False, timeout_graceful_shutdown=5)
     server = _listening_server(config, settings)
+    from engine.distributed import launched
+
+    if launched():
+        from afm.sharding import stop_when_lost
+
+        stop_when_lost(lambda: setattr(server, "should_exit", True))
 
     async def main() -> None:
         try:

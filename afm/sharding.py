@@ -8,10 +8,9 @@ the other ranks; every other rank only loads its shard and replays those steps
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from afm.settings import Settings
 from afm.startup import EXIT_MODEL_LOAD, EXIT_OK, EXIT_USAGE, StartupError
@@ -34,15 +33,15 @@ LOST_GRACE_SECONDS = 1.0
 lost_reason: list[str] = []
 
 
-def stop_when_lost() -> None:
-    """Rank 0: when the group fails, say so in one line and stop the server (SIGTERM to self:
-    uvicorn's graceful shutdown, storage closed as on any stop)."""
+def stop_when_lost(stop: Callable[[], None]) -> None:
+    """Rank 0: when the group fails, say so in one line and call ``stop`` (the HTTP server's
+    graceful stop) after :data:`LOST_GRACE_SECONDS`, so error events reach clients first."""
     from engine import distributed
 
     def lost(reason: str) -> None:
         lost_reason.append(reason)
         print(f"afm: {reason}; stopping (restart every rank with mlx.launch)", file=sys.stderr)
-        timer = threading.Timer(LOST_GRACE_SECONDS, os.kill, (os.getpid(), signal.SIGTERM))
+        timer = threading.Timer(LOST_GRACE_SECONDS, stop)
         timer.daemon = True
         timer.start()
 

@@ -164,6 +164,8 @@ class EngineLoop:
             self.runner.decode_step(self.emitter.on_tokens,
                                     newcomers=bool(self.scheduler.prefilling))
         except Exception as exc:  # noqa: BLE001
+            if self.runner.channel is not None:
+                raise  # sharded: the ranks may be out of step (see run)
             log.exception("decode step failed")
             message = f"{type(exc).__name__}: {exc}"
             for seq in self.runner.decoding:
@@ -182,6 +184,8 @@ class EngineLoop:
             else:
                 self._prefill_chunk(group[0])
         except Exception as exc:  # noqa: BLE001
+            if self.runner.channel is not None:
+                raise  # sharded: the ranks may be out of step (see run)
             if len(group) > 1:
                 log.exception("grouped prefill failed")
             else:
