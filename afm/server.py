@@ -90,7 +90,14 @@ def serve(settings: Settings) -> None:
 
 
 def _serve_other_rank(settings: Settings) -> int:
-    """A rank > 0 of a sharded server: no HTTP, only the worker loop (afm.sharding)."""
+    """A rank > 0 of a sharded server: no HTTP, only the worker loop (afm.sharding).
+
+    It ignores Ctrl-C (a terminal sends it to every rank): it stops when rank 0 tells it to,
+    or when rank 0 is gone.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from engine.blas import blas_report
 

@@ -242,8 +242,8 @@ class EngineLoop:
                 self.emitter.finish(seq, "cancelled")
         self._release_failed(self.scheduler.prefilling)
         self.scheduler.prefilling = []
-        self.runner.reset()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception):  # sharded: the other ranks may be gone already
+            self.runner.reset()
             self.runner.close()
         with contextlib.suppress(Exception):
             self.publish_stats()
