@@ -30,7 +30,18 @@ def check_settings(settings: Settings) -> None:
 LOST_GRACE_SECONDS = 1.0
 """After the group fails, rank 0 lets error events reach clients this long, then stops."""
 
+HARD_EXIT_SECONDS = 10.0
+"""After the graceful stop began, rank 0 exits (code 1) at the latest this much later."""
+
 lost_reason: list[str] = []
+
+
+def _hard_exit() -> None:
+    from afm.server import exit_now
+    from afm.startup import EXIT_UNEXPECTED
+
+    print("afm: the engine did not stop after the group failed; exiting", file=sys.stderr)
+    exit_now(EXIT_UNEXPECTED)
 
 
 def stop_when_lost(stop: Callable[[], None]) -> None:
@@ -44,6 +55,10 @@ def stop_when_lost(stop: Callable[[], None]) -> None:
         timer = threading.Timer(LOST_GRACE_SECONDS, stop)
         timer.daemon = True
         timer.start()
+        # the engine thread may be stuck inside a collective: never wait for it for long
+        hard = threading.Timer(LOST_GRACE_SECONDS + HARD_EXIT_SECONDS, _hard_exit)
+        hard.daemon = True
+        hard.start()
 
     distributed.on_lost(lost)
 

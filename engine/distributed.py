@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,7 +46,12 @@ NOP = 12  # rank 0 is idle: a heartbeat that fails when another rank is gone
 HEARTBEAT_SECONDS = 1.0
 """An idle rank 0 checks this often that the other ranks are still there."""
 
+STALL_SECONDS = float(os.environ.get("AFM_SHARD_STALL_SECONDS", "30"))
+"""Rank 0 declares the group lost when no op went through for this long (a collective that
+hangs instead of failing). Busy or idle (heartbeat), ops normally pass several times a second."""
+
 _on_lost: list[Callable[[str], None]] = []
+_reported: list[str] = []
 
 
 def on_lost(callback: Callable[[str], None]) -> None:
@@ -54,7 +60,11 @@ def on_lost(callback: Callable[[str], None]) -> None:
 
 
 def report_lost(reason: str) -> None:
-    """Tell whoever registered with :func:`on_lost` that the group cannot serve any more."""
+    """Tell whoever registered with :func:`on_lost` that the group cannot serve any more
+    (once; later reports are ignored)."""
+    if _reported:
+        return
+    _reported.append(reason)
     for callback in list(_on_lost):
         try:
             callback(reason)
@@ -154,6 +164,7 @@ class StepChannel:
         self.size = int(group.size())
         self.stats = CollectiveStats()
         self.closed = False
+        self.last_ok = time.monotonic()
         metrics.world_size.set(self.size)
 
     def _sum(self, values: list[int] | int) -> list[int]:
@@ -178,12 +189,31 @@ class StepChannel:
         if len(args) > head:
             self._sum([int(v) for v in args[head:]])
         dt = time.perf_counter() - tic
+        self.last_ok = time.monotonic()
         self.stats.ops += 1
         self.stats.seconds += dt
         metrics.shard_ops.inc()
         metrics.shard_op_seconds.inc(dt)
         if op == STOP:
             self.closed = True
+
+    def watch(self, on_stall: Callable[[str], None],
+              stall_seconds: float = STALL_SECONDS) -> None:
+        """Rank 0: a daemon thread that calls ``on_stall(reason)`` when no op went through for
+        ``stall_seconds`` (the engine thread is then stuck inside a collective that a dead
+        rank will never complete; MLX's ring backend does not always fail it)."""
+
+        def run() -> None:
+            while not self.closed:
+                time.sleep(min(1.0, stall_seconds / 4))
+                idle = time.monotonic() - self.last_ok
+                if not self.closed and idle > stall_seconds:
+                    self.closed = True
+                    on_stall(f"the sharded group failed: no step went through for "
+                             f"{idle:.0f}s (a rank stopped answering)")
+                    return
+
+        threading.Thread(target=run, name="afm-shard-watchdog", daemon=True).start()
 
     def receive(self) -> tuple[int, list[int]]:
         """Other ranks: wait for rank 0's next op."""

@@ -64,6 +64,17 @@ class EngineLoop:
         self._peak_memory = 0
         self._published = (0, 0)  # running, waiting: this engine's share of the gauges
         self.publish_stats()
+        if self.runner.channel is not None:
+            self.runner.channel.watch(self._stalled)
+
+    def _stalled(self, reason: str) -> None:
+        """Sharded, on the watchdog thread: the engine thread hangs in a collective that will
+        never complete, so end every request from here (it will not touch them again)."""
+        self.lost = reason
+        log.error("%s", reason)
+        with contextlib.suppress(Exception):
+            self.fail_all(reason)
+        distributed.report_lost(reason)
 
     def run(self) -> None:
         """Serve until a "stop" message, then cancel whatever is left.

@@ -7,6 +7,11 @@ Decode steps are software-pipelined when :func:`engine.scheduler.can_pipeline` a
 Finished rows' KV state goes back to the prefix cache. Sampled tokens become events elsewhere:
 the runner hands each step's :class:`~engine.sampling.SampleOutput` to an ``emit`` callback
 (:meth:`engine.emitter.EventEmitter.on_tokens`).
+
+Sharded (``EngineConfig.sharded``, :mod:`engine.distributed`), each rank loads its shard; on
+rank 0 every method that runs the model or changes KV state first announces itself through
+:attr:`ModelRunner.channel`, and the other ranks replay it (:mod:`engine.shard_worker`).
+Decode steps are then not pipelined.
 """
 
 from __future__ import annotations
