@@ -8,6 +8,7 @@ the other ranks; every other rank only loads its shard and replays those steps
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -37,11 +38,13 @@ lost_reason: list[str] = []
 
 
 def _hard_exit() -> None:
-    from afm.server import exit_now
     from afm.startup import EXIT_UNEXPECTED
 
     print("afm: the engine did not stop after the group failed; exiting", file=sys.stderr)
-    exit_now(EXIT_UNEXPECTED)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(EXIT_UNEXPECTED)  # as afm.server.exit_now, without importing it (no cycle)
 
 
 def stop_when_lost(stop: Callable[[], None]) -> None:
