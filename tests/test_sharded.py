@@ -257,3 +257,13 @@ def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> No
         assert "the sharded group failed" in (tmp_path / "rank0.log").read_text()
     finally:
         server.kill()
+
+
+def test_killed_rank_0_ends_the_worker_rank(tmp_path: Path, tiny_model: Path) -> None:
+    server = ShardedServer(tmp_path, ["--model", str(tiny_model)]).wait_healthy()
+    try:
+        server.rank0.kill()
+        assert server.rank1.wait(timeout=60) == 1  # no orphan: the worker leaves on its own
+        assert "worker rank failed" in (tmp_path / "rank1.log").read_text()
+    finally:
+        server.kill()
