@@ -26,6 +26,7 @@ from afm.settings import Settings
 
 if TYPE_CHECKING:
     from engine.chat_engine import ChatEngine
+    from engine.config import EngineConfig
     from engine.grammar import GrammarCompilerCache
 
 log = logging.getLogger("afm")
@@ -54,14 +55,12 @@ class LoadedModel:
         return self.leases > 0 or bool(self.engine.active_request_ids())
 
 
-def load_model(entry: ModelEntry, settings: Settings) -> LoadedModel:
-    """Load one chat model (blocking: run it off the event loop)."""
-    from engine.chat_engine import ChatEngine
+def engine_config(entry: ModelEntry, settings: Settings) -> EngineConfig:
+    """The engine configuration of one chat model (sharded when launched as a group)."""
+    from engine import distributed
     from engine.config import EngineConfig
-    from engine.grammar import GrammarCompilerCache
-    from engine.tool_calls import detect_tool_format
 
-    config = EngineConfig(
+    return EngineConfig(
         model=resolve_model_path(entry.source),
         concurrent=settings.concurrent,
         queue_timeout=settings.queue_timeout,
@@ -70,8 +69,17 @@ def load_model(entry: ModelEntry, settings: Settings) -> LoadedModel:
         prefill_step_size=settings.prefill_step_size,
         max_logprobs=settings.max_logprobs,
         cpu_weights=settings.cpu_weights,
+        sharded=distributed.world_size() > 1,
     )
-    engine = ChatEngine(config)
+
+
+def load_model(entry: ModelEntry, settings: Settings) -> LoadedModel:
+    """Load one chat model (blocking: run it off the event loop)."""
+    from engine.chat_engine import ChatEngine
+    from engine.grammar import GrammarCompilerCache
+    from engine.tool_calls import detect_tool_format
+
+    engine = ChatEngine(engine_config(entry, settings))
     hf_tokenizer = getattr(engine.tokenizer, "_tokenizer", engine.tokenizer)
     grammar = GrammarCompilerCache(hf_tokenizer, engine.vocab_size,
                                    stop_token_ids=sorted(engine.eos_token_ids))

@@ -52,7 +52,11 @@ def serve(settings: Settings) -> None:
     """Run `afm serve` until interrupted; never returns (see :func:`exit_now`)."""
     configure_logging(settings.log_level, settings.log_format)
     debug = settings.log_level == "debug"
+    from engine.distributed import env_rank, launched
+
     try:
+        if launched() and env_rank() > 0:
+            exit_now(_serve_other_rank(settings))
         check_exposure(settings.host, settings.api_keys, settings.allow_unauthenticated)
         sock = bind_socket(settings.host, settings.port)
         _check_data_dir(settings)
@@ -60,6 +64,11 @@ def serve(settings: Settings) -> None:
 
         blas = blas_report()  # must precede the first `import mlx.core`
         log.info("BLAS in use: %s (%.1f GFLOP/s)", blas.name, blas.gflops or 0.0)
+        if launched():
+            from afm.sharding import check_settings, describe_group
+
+            check_settings(settings)
+            log.info("afm: sharded, %s: this rank serves HTTP", describe_group())
         if settings.backend == "mlx":
             from afm.model_catalog import parse_model_value
 
@@ -80,6 +89,35 @@ def serve(settings: Settings) -> None:
     exit_now(code)
 
 
+def _serve_other_rank(settings: Settings) -> int:
+    """A rank > 0 of a sharded server: no HTTP, only the worker loop (afm.sharding).
+
+    It ignores Ctrl-C (a terminal sends it to every rank): it stops when rank 0 tells it to,
+    or when rank 0 is gone.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        from engine.blas import blas_report
+
+        blas_report()  # must precede the first `import mlx.core`
+        from afm.model_catalog import parse_model_value
+        from afm.sharding import serve_worker_rank
+
+        for value in settings.models:
+            check_model_source(parse_model_value(value)[1])
+        return serve_worker_rank(settings)
+    except StartupError as exc:
+        print(exc.message, file=sys.stderr)
+        return exc.code
+    except Exception as exc:  # noqa: BLE001 - one line, as for rank 0
+        if settings.log_level == "debug":
+            log.exception("afm: worker rank failed")
+        print(f"afm: worker rank failed: {_first_line(exc)}", file=sys.stderr)
+        return EXIT_UNEXPECTED
+
+
 def _run(settings: Settings, sock: socket.socket) -> int:
     """Load everything on uvicorn's event loop, then serve ``sock`` until told to stop."""
     import uvicorn
@@ -97,6 +135,12 @@ def _run(settings: Settings, sock: socket.socket) -> int:
     config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
                             access_log=False, timeout_graceful_shutdown=5)
     server = _listening_server(config, settings)
+    from engine.distributed import launched
+
+    if launched():
+        from afm.sharding import stop_when_lost
+
+        stop_when_lost(lambda: setattr(server, "should_exit", True))
 
     async def main() -> None:
         try:
@@ -113,7 +157,9 @@ def _run(settings: Settings, sock: socket.socket) -> int:
         await server.serve(sockets=[sock])
 
     asyncio_run(main(), loop_factory=config.get_loop_factory())
-    return EXIT_OK
+    from afm.sharding import lost_reason
+
+    return EXIT_UNEXPECTED if lost_reason else EXIT_OK
 
 
 def _listening_server(config: Any, settings: Settings) -> Any:

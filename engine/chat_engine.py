@@ -145,6 +145,8 @@ class ChatEngine:
         """
         if self._closed:
             raise EngineUnavailableError("the chat engine is shut down")
+        if self._work is not None and self._work.lost:
+            raise EngineUnavailableError(self._work.lost)
         seq = Sequence(req, asyncio.get_running_loop(), asyncio.Queue())
         with self._live_lock:
             self._live[req.request_id] = self._live.get(req.request_id, 0) + 1

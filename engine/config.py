@@ -23,3 +23,4 @@ class EngineConfig:
     prefill_step_size: int = 256
     max_logprobs: int = 20
     cpu_weights: str = "auto"  # engine.cpu_weights.MODES: float32 conversion on a CPU device
+    sharded: bool = False  # load this rank's shard and run in lockstep (engine.distributed)

@@ -27,7 +27,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from engine import metrics
+from engine import distributed, metrics
 from engine.config import EngineConfig
 from engine.emitter import EventEmitter
 from engine.model_runner import ModelRunner
@@ -60,29 +60,61 @@ class EngineLoop:
         self.emitter = EventEmitter(self.runner.token_table, self.runner.eos_token_ids,
                                     self.runner.max_context, on_finished)
         self.stats: dict[str, Any] = {}
+        self.lost: str | None = None  # why a sharded group stopped serving
         self._peak_memory = 0
         self._published = (0, 0)  # running, waiting: this engine's share of the gauges
         self.publish_stats()
+        if self.runner.channel is not None:
+            self.runner.channel.watch(self._stalled)
+
+    def _stalled(self, reason: str) -> None:
+        """Sharded, on the watchdog thread: the engine thread hangs in a collective that will
+        never complete, so end every request from here (it will not touch them again)."""
+        self.lost = reason
+        log.error("%s", reason)
+        with contextlib.suppress(Exception):
+            self.fail_all(reason)
+        distributed.report_lost(reason)
 
     def run(self) -> None:
-        """Serve until a "stop" message, then cancel whatever is left."""
+        """Serve until a "stop" message, then cancel whatever is left.
+
+        Sharded, a failed step means the ranks are out of step or one is gone: every request
+        ends with an error, :attr:`lost` says why and the loop ends (the caller stops serving).
+        """
         while True:
             try:
                 if not self.drain_inbox():
                     break
                 self.iterate()
             except Exception as exc:  # noqa: BLE001 - the engine thread must survive anything
+                message = f"{type(exc).__name__}: {exc}"
+                if self.runner.channel is not None:
+                    self.runner.channel.closed = True
+                    self.lost = f"the sharded group failed: {message}"
                 log.exception("engine iteration failed")
-                self.fail_all(f"{type(exc).__name__}: {exc}")
+                self.fail_all(self.lost or message)
+                if self.lost:
+                    distributed.report_lost(self.lost)
+                    break
         self.close_out()
 
     def drain_inbox(self) -> bool:
         """Apply pending messages, blocking only when idle before the first. False means stop."""
         block = self.scheduler.idle(len(self.runner.decoding))
+        beat = self.runner.channel is not None
         while True:
             try:
-                kind, payload = self.inbox.get() if block else self.inbox.get_nowait()
+                if not block:
+                    kind, payload = self.inbox.get_nowait()
+                elif beat:  # sharded and idle: check the other ranks are still there
+                    kind, payload = self.inbox.get(timeout=distributed.HEARTBEAT_SECONDS)
+                else:
+                    kind, payload = self.inbox.get()
             except queue.Empty:
+                if block:
+                    self.runner.heartbeat()
+                    continue
                 return True
             block = False
             if kind == "stop":
@@ -107,7 +139,10 @@ class EngineLoop:
         self.publish_stats()
 
     def cancel_where(self, pred: Callable[[Sequence], bool]) -> None:
-        for seq in self.scheduler.remove(pred):
+        removed = self.scheduler.remove(pred)
+        if any(s.cache is not None for s in removed):
+            self.runner.release([s for s in removed if s.cache is not None])
+        for seq in removed:
             self.emitter.finish(seq, "cancelled")
         gone = [i for i, s in enumerate(self.runner.decoding) if pred(s)]
         for i in gone:
@@ -124,10 +159,12 @@ class EngineLoop:
                 self.emitter.prepare(seq)
             except ValueError as exc:
                 log.warning("request %s rejected: %s", seq.request.request_id, exc)
+                self._release_failed([seq])
                 self.emitter.finish(seq, "error", error=str(exc))
                 continue
             except Exception as exc:  # noqa: BLE001 - a bad request must not kill the thread
                 log.exception("request %s rejected", seq.request.request_id)
+                self._release_failed([seq])
                 self.emitter.finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
                 continue
             self.scheduler.start_prefill(seq)
@@ -138,6 +175,8 @@ class EngineLoop:
             self.runner.decode_step(self.emitter.on_tokens,
                                     newcomers=bool(self.scheduler.prefilling))
         except Exception as exc:  # noqa: BLE001
+            if self.runner.channel is not None:
+                raise  # sharded: the ranks may be out of step (see run)
             log.exception("decode step failed")
             message = f"{type(exc).__name__}: {exc}"
             for seq in self.runner.decoding:
@@ -156,14 +195,21 @@ class EngineLoop:
             else:
                 self._prefill_chunk(group[0])
         except Exception as exc:  # noqa: BLE001
+            if self.runner.channel is not None:
+                raise  # sharded: the ranks may be out of step (see run)
             if len(group) > 1:
                 log.exception("grouped prefill failed")
             else:
                 log.exception("prefill failed for %s", group[0].request.request_id)
             self.scheduler.discard(group)
+            self._release_failed(group)
             for seq in group:
                 if not seq.finished:
                     self.emitter.finish(seq, "error", error=f"{type(exc).__name__}: {exc}")
+
+    def _release_failed(self, seqs: list[Sequence]) -> None:
+        with contextlib.suppress(Exception):
+            self.runner.release([s for s in seqs if s.cache is not None])
 
     def _prefill_together(self, group: list[Sequence]) -> None:
         out, cache = self.runner.prefill_together(group)
@@ -179,6 +225,8 @@ class EngineLoop:
         self.emitter.on_tokens([seq], out)
         if not seq.finished:
             self.runner.join(seq)
+        else:
+            self.runner.release([seq])
 
     def fail_all(self, message: str) -> None:
         """Finish every admitted request with an error and reset the batch state."""
@@ -186,6 +234,7 @@ class EngineLoop:
             if not seq.finished:
                 with contextlib.suppress(Exception):
                     self.emitter.finish(seq, "error", error=message)
+        self._release_failed(self.scheduler.prefilling)
         self.scheduler.prefilling = []
         self.runner.reset()
 
@@ -202,8 +251,11 @@ class EngineLoop:
         for seq in pending:
             with contextlib.suppress(Exception):
                 self.emitter.finish(seq, "cancelled")
+        self._release_failed(self.scheduler.prefilling)
         self.scheduler.prefilling = []
-        self.runner.reset()
+        with contextlib.suppress(Exception):  # sharded: the other ranks may be gone already
+            self.runner.reset()
+            self.runner.close()
         with contextlib.suppress(Exception):
             self.publish_stats()
 
@@ -234,3 +286,7 @@ class EngineLoop:
             "last_prefill_tokens_per_second": runner.last_prefill_tps,
             "last_decode_tokens_per_second": runner.last_decode_tps,
         }
+        if runner.channel is not None:
+            self.stats.update(world_size=runner.channel.size, rank=runner.channel.rank,
+                              shard_ops=runner.channel.stats.ops,
+                              shard_op_seconds=runner.channel.stats.seconds)

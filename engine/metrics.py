@@ -113,3 +113,11 @@ model_loaded = Gauge("afm:model_loaded", "1 while the chat model is resident, el
 models_loaded = Gauge("afm:models_loaded", "Chat models resident now.", registry=REGISTRY)
 model_requests = Counter("afm:model_requests", "Requests routed to each chat model.", ["model"],
                          registry=REGISTRY)
+world_size = Gauge("afm:world_size", "Ranks the chat model is sharded across (1: one process).",
+                   registry=REGISTRY)
+world_size.set(1)
+shard_ops = Counter("afm:shard_ops", "Step operations rank 0 announced to the other ranks.",
+                    registry=REGISTRY)
+shard_op_seconds = Counter("afm:shard_op_seconds", "Seconds rank 0 spent announcing step "
+                           "operations (the plan collectives, not the model's own).",
+                           registry=REGISTRY)

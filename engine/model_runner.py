@@ -7,6 +7,11 @@ Decode steps are software-pipelined when :func:`engine.scheduler.can_pipeline` a
 Finished rows' KV state goes back to the prefix cache. Sampled tokens become events elsewhere:
 the runner hands each step's :class:`~engine.sampling.SampleOutput` to an ``emit`` callback
 (:meth:`engine.emitter.EventEmitter.on_tokens`).
+
+Sharded (``EngineConfig.sharded``, :mod:`engine.distributed`), each rank loads its shard; on
+rank 0 every method that runs the model or changes KV state first announces itself through
+:attr:`ModelRunner.channel`, and the other ranks replay it (:mod:`engine.shard_worker`).
+Decode steps are then not pipelined.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
 
-from engine import cpu_weights, metrics
+from engine import cpu_weights, distributed, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
@@ -44,8 +49,17 @@ class ModelRunner:
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        model, tokenizer = mlx_load(config.model)[:2]
-        self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
+        # rank 0 of a sharded server announces each operation to the other ranks through it
+        self.channel: distributed.StepChannel | None = None
+        if config.sharded:
+            group = distributed.world()
+            model, tokenizer = distributed.load_sharded(config.model, group)
+            self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
+            if int(group.rank()) == 0:
+                self.channel = distributed.StepChannel(group)
+        else:
+            model, tokenizer = mlx_load(config.model)[:2]
+            self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
         self.model = model
         self.tokenizer = tokenizer
         args = getattr(model, "args", None)
@@ -96,6 +110,26 @@ class ModelRunner:
             metrics.prefix_cache_hits.inc(reused)
         seq.cache = cache if cache is not None else make_prompt_cache(self.model)
         seq.prefill_pos = seq.cached_tokens = reused
+        self._op(distributed.PREPARE, [seq.order, *prompt])
+
+    def _op(self, op: int, args: list[int]) -> None:
+        """Announce an operation to the other ranks of a sharded server (no-op otherwise)."""
+        if self.channel is not None:
+            self.channel.send(op, args)
+
+    def release(self, seqs: list[Sequence]) -> None:
+        """Forget the caches of admitted requests that leave before joining the decode batch."""
+        self._op(distributed.RELEASE, [s.order for s in seqs])
+        for s in seqs:
+            s.cache = None
+
+    def heartbeat(self) -> None:
+        """Sharded and idle: a no-op round trip that fails when another rank is gone."""
+        self._op(distributed.NOP, [])
+
+    def close(self) -> None:
+        """The engine stops: the other ranks of a sharded server leave their worker loop."""
+        self._op(distributed.STOP, [])
 
     # ----------------------------------------------------------------- prefill
 
@@ -105,6 +139,7 @@ class ModelRunner:
         Returns the sample and the group's batch cache; hand both to :meth:`join_group` once the
         tokens are events.
         """
+        self._op(distributed.PREFILL_TOGETHER, [s.order for s in group])
         tic = time.perf_counter()
         mx.reset_peak_memory()
         longest = max(len(s.prompt) for s in group)
@@ -125,6 +160,7 @@ class ModelRunner:
     def join_group(self, group: list[Sequence], cache: list[Any]) -> None:
         """Move the unfinished sequences of a batched prefill into the decode batch."""
         keep = [i for i, s in enumerate(group) if not s.finished]
+        self._op(distributed.JOIN_GROUP, [group[i].order for i in keep])
         if not keep:
             return
         if len(keep) < len(group):
@@ -143,6 +179,7 @@ class ModelRunner:
         """Prefill the next ``prefill_step_size`` prompt tokens of ``seq``; after the last chunk,
         sample its first token and return the sample (None before)."""
         assert seq.cache is not None
+        self._op(distributed.PREFILL_CHUNK, [seq.order])
         prompt, step = seq.prompt, self.config.prefill_step_size
         start = seq.prefill_pos
         end = min(start + step, len(prompt))
@@ -170,6 +207,7 @@ class ModelRunner:
     def join(self, seq: Sequence) -> None:
         """Move a sequence whose prompt is prefilled (alone) into the decode batch."""
         assert seq.cache is not None
+        self._op(distributed.JOIN, [seq.order])
         single = [c.merge([c]) for c in seq.cache]
         if self.batch_cache is None:
             self.batch_cache = single
@@ -189,6 +227,7 @@ class ModelRunner:
 
     def drop_rows(self, rows: list[int]) -> None:
         """Remove decode-batch rows (their sequences already finished)."""
+        self._op(distributed.DROP, list(rows))
         drop = set(rows)
         keep = [i for i in range(len(self.decoding)) if i not in drop]
         self.decoding = [self.decoding[i] for i in keep]
@@ -201,6 +240,7 @@ class ModelRunner:
 
     def reset(self) -> None:
         """Forget the decode batch (after its sequences were finished)."""
+        self._op(distributed.RESET, [])
         self.decoding = []
         self.batch_cache = None
         self._pending = None
@@ -222,10 +262,13 @@ class ModelRunner:
         pending = self._pending
         self._pending = None
         if pending is None:
+            self._op(distributed.DECODE, [s.last_token for s in seqs])
             inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
             pending = (list(seqs), self._launch(seqs, inputs, ahead=0))
         p_seqs, p_out = pending
-        if can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=True):
+        if self.channel is not None:
+            pass  # sharded: no pipelining, every rank must run the same steps in order
+        elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=True):
             self._pending = (list(seqs), self._launch(seqs, p_out.tokens[:, None], ahead=1))
         elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=False):
             self._pending = (list(seqs), self._launch_after_accept(seqs, p_out))
@@ -281,10 +324,16 @@ class ModelRunner:
         """Keep the KV state (prompt + output) of cleanly finished rows in the prefix cache."""
         if self.prefix is None or self.batch_cache is None:
             return
-        for seq, row in zip(seqs, rows, strict=True):
-            if seq.error is not None or seq.request.constraint is not None:
-                continue
-            tokens = seq.prompt + seq.generated[:-1]
+        kept = [(row, seq.prompt + seq.generated[:-1]) for seq, row in zip(seqs, rows, strict=True)
+                if seq.error is None and seq.request.constraint is None]
+        self._op(distributed.STORE, [v for row, tokens in kept for v in (row, len(tokens))])
+        self.store_rows(kept)
+
+    def store_rows(self, kept: list[tuple[int, list[int]]]) -> None:
+        """Insert decode-batch rows (row, the tokens its KV state holds) into the prefix cache."""
+        if self.prefix is None or self.batch_cache is None:
+            return
+        for row, tokens in kept:
             try:
                 cache = [c.extract(row) for c in self.batch_cache]
                 for c in cache:  # a pipelined step may have run one token past the end
