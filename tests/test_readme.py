@@ -22,6 +22,7 @@ OTHER_TOOLS = {
     "--only": "tools/mutate.py",
     "--list": "tools/mutate.py",
     "--help-json": "afm --help-json (checked below)",
+    "--hostfile": "mlx.launch",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 
