@@ -12,7 +12,9 @@ heads, 32k vocabulary, float32) with the project's model builder, then in one ru
   concurrency 8 runs in the others); ``mlxlm-installed``: mlx_lm.server as installed (reference
   BLAS on Linux); streaming clients at concurrency 1, 4, 8, 16, 128 tokens each;
 - ``constrained``: afm with a ``json_schema`` response format vs. unconstrained, concurrency 8;
-- ``prefix``: two requests sharing a ~1000-token prefix (cached tokens, TTFT ratio).
+- ``prefix``: two requests sharing a ~1000-token prefix (cached tokens, TTFT ratio);
+- ``slots``: afm with ``--concurrent`` 8, 16 and 32 at 1-32 clients (first round only), the
+  measurement behind the default number of slots.
 
 It prints a table (aggregate tok/s, TTFT p50/p99, inter-token latency p50), checks the targets,
 and writes everything with a machine description to ``--out`` (default ``BENCHMARKS.md``; a
@@ -63,7 +65,7 @@ from tools.bench_lib.servers import (  # noqa: E402
 FORMAT_ROWS = ("afm-bf16", "afm-8bit", "afm-4bit", "afm-4bit-native")
 LLAMA_ROWS = tuple(QUANTS)
 ROWS = ("raw", "afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", *LLAMA_ROWS, "constrained",
-        "prefix")
+        "prefix", "slots")
 ALIASES = {"mlxlm": ("mlxlm-blas", "mlxlm-installed"), "formats": FORMAT_ROWS,
            "llama": LLAMA_ROWS, "all": ROWS}
 SERVERS = ("afm", *FORMAT_ROWS, "mlxlm-blas", "mlxlm-installed", *LLAMA_ROWS)
@@ -88,6 +90,7 @@ class Results:
     prefix: dict[str, dict[str, Any]] = field(default_factory=dict)
     constrained: dict[str, Any] | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    slots: dict[int, list[WaveStats]] = field(default_factory=dict)  # --concurrent N -> sweep
     notes: list[str] = field(default_factory=list)
     blas_ratio: float | None = None  # fast BLAS GFLOP/s / reference GFLOP/s
 
@@ -196,11 +199,11 @@ class Bench:
         for row in rows:
             print(f"[raw] B={row['batch']}: {row['tok_s']:.1f} tok/s", file=sys.stderr)
 
-    def sweep(self, server: Server) -> list[WaveStats]:
+    def sweep(self, server: Server, levels: list[int] | None = None) -> list[WaveStats]:
         """Streaming clients at each concurrency level, ``waves`` x concurrency requests each."""
         key = server.spec.key
         waves: list[WaveStats] = []
-        levels = self.args.concurrency
+        levels = levels or self.args.concurrency
         if key == "afm-4bit-native":  # scalar kernels: minutes per wave at 16 clients
             levels = [c for c in levels if c in (1, 8)] or levels[:1]
         for c in levels:
@@ -366,6 +369,23 @@ class Bench:
         if waves is not None:
             self._wave_rounds.setdefault(key, []).append(waves)
 
+    def run_slots(self) -> None:
+        """afm with each ``--slot-counts`` value, swept over ``--slot-clients`` clients."""
+        for slots in self.args.slot_counts:
+            port = free_port()
+            spec = afm_spec(self.model, port, slots, self.args.afm_arg, f"afm-slots-{slots}",
+                            f"afm serve --concurrent {slots}")
+            server = Server(spec, port, self.log_dir)
+            print(f"[slots] starting: {shlex.join(spec.argv)}", file=sys.stderr)
+            try:
+                server.start(self.args.server_timeout)
+                self.warm_up(server)
+                self.results.slots[slots] = self.sweep(server, self.args.slot_clients)
+            except Exception as exc:  # noqa: BLE001 - report it, run the other rows
+                self.results.notes.append(f"{spec.label} did not run: {str(exc)[:300]}")
+            finally:
+                server.stop()
+
     def run(self) -> Results:
         """Every selected row, one server at a time, in ``rounds`` interleaved rounds (this
         machine is shared and noisy: each figure is the median of its rounds, and every row of
@@ -386,6 +406,8 @@ class Bench:
                     continue
                 if key in self.only or (key == "afm" and needs_afm and self.round == 0):
                     self.run_server(key)
+            if self.round == 0 and "slots" in self.only:
+                self.run_slots()
         self.results.raw = [_median_by(rows, "tok_s")
                             for rows in zip(*self._raw_rounds, strict=True)]
         self.results.waves = {key: [_median_wave(list(w)) for w in zip(*rounds, strict=True)]
@@ -512,6 +534,15 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
                 md_table(THROUGHPUT_HEADER,
                          [throughput_row("afm unconstrained", c["free"]),
                           throughput_row("afm json_schema", c["cons"])]), ""]
+    if r.slots:
+        out += ["## Concurrency slots", "",
+                f"afm serve with `--concurrent` {', '.join(map(str, r.slots))} at "
+                f"{', '.join(map(str, args.slot_clients))} streaming clients, {args.tokens} "
+                "tokens each, first round only. Clients beyond the slots queue for one "
+                "(their TTFT grows).", "",
+                md_table(THROUGHPUT_HEADER,
+                         [throughput_row(f"afm --concurrent {n}", w)
+                          for n, waves in r.slots.items() for w in waves]), ""]
     out += ["## Targets", "", md_table(["Check", "Measured", "Target", "Verdict"], targets(r)), ""]
     if r.notes:
         out += ["## Notes", "", *[f"- {n}" for n in r.notes], ""]
@@ -538,6 +569,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, help="interleaved rounds; figures are medians "
                         "(default 3; quick 1)")
     parser.add_argument("--constrained-concurrency", type=int, default=8)
+    parser.add_argument("--slot-counts", type=int, nargs="+", default=[8, 16, 32],
+                        help="`--concurrent` values for the slots rows")
+    parser.add_argument("--slot-clients", type=int, nargs="+", default=[1, 4, 8, 16, 32],
+                        help="client counts for the slots rows")
     parser.add_argument("--prefix-tokens", type=int, default=1000)
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="server rows' sampling temperature (default 0: greedy, like the "
