@@ -6,7 +6,8 @@ build``, by tools/setup.sh, or by ``pip install .``) adds an MLX primitive compu
 ``x @ dequantize(w, scales, biases).T`` for MLX's affine layout (bits 4 and 8, group sizes 32,
 64 and 128), threaded over output columns, with AVX-512, AVX2+FMA and portable paths picked at
 run time. Environment: ``AFM_QMM_ISA`` (``avx512``, ``avx2``, ``portable``) forces a path,
-``AFM_QMM_THREADS`` sets the threads per call (default: all cores). ``avx2-int8`` (opt-in, never
+``AFM_QMM_THREADS`` sets the threads per call (default: all cores), ``AFM_QMM_DISABLE=1``
+turns the extension off (MLX's own kernels run, as without a build). ``avx2-int8`` (opt-in, never
 picked by ``auto``) rounds activations to int8 per 32 values for 4-bit weights: faster, but it
 moves logits by ~1e-1 on the bench model (tools/bench_qkernels.py prints the shift).
 
@@ -17,6 +18,7 @@ Without the extension everything here falls back to ``mx.quantized_matmul`` and
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Any
 
@@ -29,13 +31,19 @@ log = logging.getLogger(__name__)
 SUPPORTED_BITS = (4, 8)
 SUPPORTED_GROUP_SIZES = (32, 64, 128)
 
-try:
-    from engine import _afm_qmm as _ext  # type: ignore[attr-defined]
-except ImportError as exc:  # not built (no compiler at install time) or built for another MLX
+DISABLE_ENV = "AFM_QMM_DISABLE"
+
+if os.environ.get(DISABLE_ENV, "").strip() not in ("", "0"):
     _ext = None
-    _IMPORT_ERROR = str(exc)
+    _IMPORT_ERROR = f"disabled by {DISABLE_ENV}"
 else:
-    _IMPORT_ERROR = ""
+    try:
+        from engine import _afm_qmm as _ext  # type: ignore[attr-defined]
+    except ImportError as exc:  # not built (no compiler at install time) or built for another MLX
+        _ext = None
+        _IMPORT_ERROR = str(exc)
+    else:
+        _IMPORT_ERROR = ""
 
 
 def available() -> bool:

@@ -196,3 +196,32 @@ def test_embedding_model_half_precision(tmp_path: Path) -> None:
     a, b = np.array(auto.embed(texts).vectors), np.array(native.embed(texts).vectors)
     cos = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
     assert cos.min() > 0.99
+
+
+def test_served_without_the_native_kernel(copies: dict[str, Path], tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``AFM_QMM_DISABLE=1`` turns the extension off: auto converts the 4-bit copy (as on a
+    machine without a compiler) and says so; the tokens equal the kernel's."""
+    monkeypatch.setenv("AFM_QMM_DISABLE", "1")  # inherited by the server process
+    server = LiveServer(["--model", str(copies["4bit"])], tmp_path / "data",
+                        tmp_path / "server.log")
+    try:
+        server.start()
+        health = httpx.get(server.url + "/health").json()["cpu_weights"]
+        assert (health["mode"], health["weights"], health["source"]) == (
+            "auto", "float32", "4-bit")
+        assert health["converted"] and "native quantized CPU kernel" not in health["reason"]
+        tokens = _completion_tokens(server)
+    finally:
+        server.stop()
+    monkeypatch.delenv("AFM_QMM_DISABLE")
+    kernel = LiveServer(["--model", str(copies["4bit"])], tmp_path / "data2",
+                        tmp_path / "server2.log")
+    try:
+        kernel.start()
+        if qkernels.available():
+            assert "native quantized CPU kernel" in httpx.get(kernel.url + "/health").json()[
+                "cpu_weights"]["reason"]
+        assert _completion_tokens(kernel) == tokens
+    finally:
+        kernel.stop()

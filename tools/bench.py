@@ -6,7 +6,8 @@ heads, 32k vocabulary, float32) with the project's model builder, then in one ru
 - ``raw``: the engine without HTTP (batched decode steps with a KV cache, batch 1 and 8);
 - ``afm``: this server; ``afm-bf16``, ``afm-8bit``, ``afm-4bit``: this server on copies of the
   bench model made by ``mlx_lm convert`` (default ``--cpu-weights auto``), ``afm-4bit-native``
-  the 4-bit copy with ``--cpu-weights native`` (first round only);
+  the 4-bit copy with ``--cpu-weights native`` and the native kernel off (``AFM_QMM_DISABLE=1``:
+  MLX's own quantized kernel; first round only);
   ``mlxlm-blas``: mlx_lm.server at its best BLAS configuration (each one available, MKL
   sequential / threaded and Debian's OpenBLAS, is tried in the first round; the fastest at
   concurrency 8 runs in the others); ``mlxlm-installed``: mlx_lm.server as installed (reference
@@ -280,8 +281,11 @@ class Bench:
             fmt = key.removeprefix("afm-").removesuffix("-native")
             native = key.endswith("-native")
             extra = [*self.args.afm_arg, "--cpu-weights", "native" if native else "auto"]
-            label = f"afm serve, {fmt} copy" + (", native weights" if native else "")
-            return afm_spec(model_copy(self.model, fmt), port, slots, extra, key, label)
+            label = f"afm serve, {fmt} copy" + (", MLX's quantized kernel" if native else "")
+            spec = afm_spec(model_copy(self.model, fmt), port, slots, extra, key, label)
+            if native:  # the project's kernel off: what MLX alone does with these weights
+                spec.env["AFM_QMM_DISABLE"] = "1"
+            return spec
         if key in QUANTS:
             return llama_spec(key, self.model, port, slots, ctx_per_slot=self.args.tokens + 256)
         if key == "mlxlm-blas" and variant is not None:
@@ -491,8 +495,11 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "8 layers, intermediate 1536, 8 heads / 4 KV heads, 32k vocabulary, float32, "
            "random weights. Its bf16, 8-bit and 4-bit copies are made by `mlx_lm convert` "
            "(`--dtype bfloat16`, `-q --q-bits 8|4`, group size 64); afm serves them with the "
-           "default `--cpu-weights auto` (converted to float32 at load) unless the row says "
-           "native weights. llama-server rows run GGUF copies made by llama.cpp's own "
+           "default `--cpu-weights auto`: bf16 is converted to float32 at load, 8-bit and "
+           "4-bit run on the project's native quantized kernel when it is built (else they are "
+           "converted too; `/health` says which). The row marked MLX's quantized kernel runs "
+           "`--cpu-weights native` with the extension turned off (`AFM_QMM_DISABLE=1`). "
+           "llama-server rows run GGUF copies made by llama.cpp's own "
            "`convert_hf_to_gguf.py` (f32, Q8_0) and `llama-quantize` (Q4_0).", "",
            "## Throughput", "",
            f"Streaming chat completions, {args.tokens} tokens each (EOS suppressed: `ignore_eos` "
