@@ -72,6 +72,56 @@ def report_lost(reason: str) -> None:
             log.exception("group-lost callback failed")
 
 
+def lost_reason() -> str | None:
+    """Why the group stopped serving (rank 0), None while it serves or when not sharded."""
+    return _reported[0] if _reported else None
+
+
+def backend_name() -> str:
+    """The distributed backend the launcher chose, from the environment it set."""
+    if os.environ.get("MLX_IBV_DEVICES") or os.environ.get("MLX_JACCL_COORDINATOR"):
+        return "jaccl"
+    if any(os.environ.get(n) for n in ("OMPI_COMM_WORLD_RANK", "PMI_RANK")):
+        return "mpi"
+    if os.environ.get("MLX_WORLD_SIZE") and not os.environ.get("MLX_HOSTFILE"):
+        return "nccl"
+    return "ring"
+
+
+def rank_hosts(size: int) -> list[str | None]:
+    """Each rank's address from the ring hostfile (``MLX_HOSTFILE``: one list of ``ip:port``
+    per rank); rank 0's host name and None for the others when there is none to read."""
+    import json
+    import socket
+
+    hosts: list[str | None] = [socket.gethostname()] + [None] * (size - 1)
+    path = os.environ.get("MLX_HOSTFILE", "")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            ring = json.load(fh)
+        found = [str(node[0]).rsplit(":", 1)[0] for node in ring]
+    except (OSError, ValueError, TypeError, IndexError, KeyError):
+        return hosts
+    return found if len(found) == size else hosts
+
+
+def describe() -> dict[str, Any] | None:
+    """Rank 0's view of the group for ``/health`` and ``afm_profile`` (the contract's
+    ``Sharding``); None when this process is not a sharded server's rank 0."""
+    channel = _CHANNEL[0] if _CHANNEL else None
+    if channel is None:
+        return None
+    reason = lost_reason()
+    hosts = rank_hosts(channel.size)
+    ranks = [{"rank": r, "host": hosts[r], "role": "http" if r == 0 else "worker",
+              "status": "ok" if reason is None else ("stopping" if r == 0 else "unreachable")}
+             for r in range(channel.size)]
+    return {"world_size": channel.size, "rank": channel.rank, "backend": backend_name(),
+            "mode": "tensor", "status": "serving" if reason is None else "failed",
+            "reason": reason, "ranks": ranks, "plan_ops": channel.stats.ops,
+            "plan_collective_seconds": round(channel.stats.collective_seconds, 6)}
+
+
 def env_rank() -> int:
     """This process's rank as set by the launcher (0 when not launched as a group).
 
@@ -86,6 +136,7 @@ def env_rank() -> int:
 
 
 _GROUP: Any = None
+_CHANNEL: list[StepChannel] = []  # rank 0's step channel, once the sharded model is loaded
 
 
 def launched() -> bool:
@@ -145,7 +196,8 @@ class CollectiveStats:
     """Ops sent or received over the step channel and the seconds spent in those collectives."""
 
     ops: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole send: framing and the collectives
+    collective_seconds: float = 0.0  # inside the all_sum collectives alone
 
 
 class StepChannel:
@@ -166,6 +218,8 @@ class StepChannel:
         self.closed = False
         self.last_ok = time.monotonic()
         metrics.world_size.set(self.size)
+        if self.rank == 0:
+            _CHANNEL[:] = [self]
 
     def _sum(self, values: list[int] | int) -> list[int]:
         import mlx.core as mx
@@ -174,8 +228,13 @@ class StepChannel:
             arr = mx.zeros((values,), dtype=mx.int32)
         else:
             arr = mx.array(values, dtype=mx.int32)
+        tic = time.perf_counter()
         out = mx.distributed.all_sum(arr, group=self.group, stream=mx.cpu)
         mx.eval(out)
+        dt = time.perf_counter() - tic
+        self.stats.collective_seconds += dt
+        if self.rank == 0:
+            metrics.shard_collective_seconds.inc(dt)
         return [int(v) for v in out.tolist()]
 
     def send(self, op: int, args: list[int]) -> None:
