@@ -117,7 +117,8 @@ def describe() -> dict[str, Any] | None:
               "status": "ok" if reason is None else ("stopping" if r == 0 else "unreachable")}
              for r in range(channel.size)]
     return {"world_size": channel.size, "rank": channel.rank, "backend": backend_name(),
-            "mode": "tensor", "status": "serving" if reason is None else "failed",
+            "mode": _MODE[0] if _MODE else "tensor",
+            "status": "serving" if reason is None else "failed",
             "reason": reason, "ranks": ranks, "plan_ops": channel.stats.ops,
             "plan_collective_seconds": round(channel.stats.collective_seconds, 6)}
 
@@ -137,6 +138,7 @@ def env_rank() -> int:
 
 _GROUP: Any = None
 _CHANNEL: list[StepChannel] = []  # rank 0's step channel, once the sharded model is loaded
+_MODE: list[str] = []  # how the loaded model is split: tensor | pipeline
 
 
 def launched() -> bool:
@@ -164,8 +166,18 @@ def world_rank() -> int:
     return int(group.rank()) if group is not None else 0
 
 
-def check_shardable(model: Any, n: int) -> None:
-    """Raise ValueError (one line) when ``model`` cannot be split across ``n`` ranks."""
+def check_shardable(model: Any, n: int, mode: str = "tensor") -> None:
+    """Raise ValueError (one line) when ``model`` cannot be split across ``n`` ranks in
+    ``mode`` (``tensor``: ``model.shard()``; ``pipeline``: ``model.model.pipeline()``)."""
+    if mode == "pipeline":
+        kind = getattr(getattr(model, "args", None), "model_type", type(model).__name__)
+        if not hasattr(getattr(model, "model", None), "pipeline"):
+            raise ValueError(f"model type {kind} has no pipeline(); it cannot run pipeline-"
+                             "parallel (use --shard-mode tensor)")
+        layers = len(getattr(model, "layers", []))
+        if layers < n:
+            raise ValueError(f"{layers} layers cannot be split across {n} ranks")
+        return
     if not hasattr(model, "shard"):
         kind = getattr(getattr(model, "args", None), "model_type", type(model).__name__)
         raise ValueError(f"model type {kind} has no tensor-parallel shard(); it cannot run "
@@ -178,14 +190,20 @@ def check_shardable(model: Any, n: int) -> None:
                              "start with a world size that divides it")
 
 
-def load_sharded(path: str, group: Any) -> tuple[Any, Any]:
-    """Load this rank's tensor-parallel shard of the model at ``path``: (model, tokenizer)."""
+def load_sharded(path: str, group: Any, mode: str = "tensor") -> tuple[Any, Any]:
+    """Load this rank's shard of the model at ``path``: (model, tokenizer). ``tensor``: a slice
+    of every layer; ``pipeline``: a run of whole layers (rank 0 the last ones), the hidden state
+    passed on with send/recv and gathered at the end, as mlx-lm's models implement it."""
     import mlx.core as mx
     from mlx_lm import load as mlx_load
 
     model, tokenizer = mlx_load(path, lazy=True)[:2]
-    check_shardable(model, int(group.size()))
-    model.shard(group)
+    check_shardable(model, int(group.size()), mode)
+    if mode == "pipeline":
+        model.model.pipeline(group)
+    else:
+        model.shard(group)
+    _MODE[:] = [mode]
     mx.eval(model.parameters())
     mx.eval(mx.distributed.all_sum(mx.array(1.0), group=group, stream=mx.cpu))  # all loaded
     return model, tokenizer

@@ -71,11 +71,13 @@ class HealthStatus(StrEnum):
     UNAVAILABLE = 'unavailable'
 
 
-class ShardingMode(RootModel[Literal['tensor']]):
-    root: Literal['tensor']
+class ShardingMode(StrEnum):
     """
-    `tensor`: every rank holds a tensor-parallel shard of every layer (`model.shard()`).
+    `--shard-mode`: `tensor`, every rank holds a tensor-parallel shard of every layer (`model.shard()`); `pipeline`, every rank holds a run of whole layers (`pipeline()`).
     """
+
+    TENSOR = 'tensor'
+    PIPELINE = 'pipeline'
 
 
 class ShardingStatus(StrEnum):

@@ -26,7 +26,8 @@ class ShardingType0:
             world_size (int): Ranks in the group.
             rank (int): The rank that answers (always 0: it alone serves HTTP).
             backend (str): MLX's distributed backend: `ring`, `jaccl`, `mpi` or `nccl`.
-            mode (ShardingMode): `tensor`: every rank holds a tensor-parallel shard of every layer (`model.shard()`).
+            mode (ShardingMode): `--shard-mode`: `tensor`, every rank holds a tensor-parallel shard of every layer
+                (`model.shard()`); `pipeline`, every rank holds a run of whole layers (`pipeline()`).
             status (ShardingStatus): `failed` once a rank died or stopped answering; rank 0 then exits within seconds.
             ranks (list[ShardRank]): One entry per rank, by rank.
             reason (None | str | Unset): Why the group failed (one line); null while serving.

@@ -126,9 +126,9 @@ export type ShardRank = {
 };
 
 /**
- * `tensor`: every rank holds a tensor-parallel shard of every layer (`model.shard()`).
+ * `--shard-mode`: `tensor`, every rank holds a tensor-parallel shard of every layer (`model.shard()`); `pipeline`, every rank holds a run of whole layers (`pipeline()`).
  */
-export type ShardingMode = 'tensor';
+export type ShardingMode = 'tensor' | 'pipeline';
 
 /**
  * `failed` once a rank died or stopped answering; rank 0 then exits within seconds.
