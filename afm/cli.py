@@ -138,6 +138,10 @@ FLAGS: tuple[Flag, ...] = (
          "when the copy fits half of available memory (AFM_CPU_WEIGHTS_BUDGET bytes overrides); "
          "float32 always converts; native never does. Metal devices are untouched.",
          "throughput", default=S.cpu_weights, choices=("auto", "float32", "native")),
+    Flag(("--shard-mode",), "shard_mode",
+         "Under mlx.launch: tensor splits every layer across the ranks (model.shard()); "
+         "pipeline gives each rank a run of whole layers (models with pipeline(), e.g. qwen2).",
+         "throughput", default=S.shard_mode, choices=("tensor", "pipeline")),
     Flag(("--embedding-model",), "embedding_models",
          "Extra embedding model (folder or hub id); repeatable.", "surfaces", action="append"),
     Flag(("--data-dir",), "data_dir", "Where files and batches are stored.", "surfaces", Path,
@@ -322,6 +326,7 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         prefix_cache_bytes=ns.prefix_cache_bytes,
         prefill_step_size=ns.prefill_step_size,
         cpu_weights=ns.cpu_weights,
+        shard_mode=ns.shard_mode,
         embedding_models=list(ns.embedding_models or []),
         data_dir=ns.data_dir,
         batch_concurrency=ns.batch_concurrency,

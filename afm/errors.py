@@ -95,6 +95,18 @@ def server_busy(timeout: float) -> ServiceUnavailable:
     )
 
 
+GROUP_FAILED_RETRY_AFTER = "10"
+"""Retry-After (seconds) once a sharded server's group failed: rank 0 exits within seconds and
+every rank must be restarted (by mlx.launch or a supervisor) before a retry can succeed."""
+
+
+def backend_unavailable(message: str, *, group_failed: bool = False) -> ServiceUnavailable:
+    """503 ``backend_unavailable``; with ``Retry-After`` when a sharded group failed."""
+    return ServiceUnavailable(message, type="backend_unavailable", code="backend_unavailable",
+                              headers={"Retry-After": GROUP_FAILED_RETRY_AFTER}
+                              if group_failed else None)
+
+
 def envelope(
     message: str, type: str, *, code: str | None = None, param: str | None = None
 ) -> dict[str, Any]:

@@ -70,6 +70,7 @@ def engine_config(entry: ModelEntry, settings: Settings) -> EngineConfig:
         max_logprobs=settings.max_logprobs,
         cpu_weights=settings.cpu_weights,
         sharded=distributed.world_size() > 1,
+        shard_mode=settings.shard_mode,
     )
 
 

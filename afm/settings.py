@@ -59,6 +59,7 @@ class Settings:
     prefix_cache_bytes: int = 512 * MB
     prefill_step_size: int = 256
     cpu_weights: str = "auto"  # auto | float32 | native (engine.cpu_weights)
+    shard_mode: str = "tensor"  # tensor | pipeline, under mlx.launch (engine.distributed)
     # other surfaces
     embedding_models: list[str] = field(default_factory=list)
     data_dir: Path = field(default_factory=default_data_dir)

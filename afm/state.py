@@ -206,15 +206,22 @@ class AppState:
             return self._embeddings[model_id]
 
     def health(self) -> dict[str, Any]:
+        """The contract's ``Health``; ``status`` is ``unavailable`` once a sharded group failed."""
+        from engine import distributed
+
+        sharding = distributed.describe()
+        failed = sharding is not None and sharding["status"] == "failed"
         return {
-            "status": "healthy",
+            "status": "unavailable" if failed else "healthy",
             "timestamp": int(time.time()),
             "version": __import__("afm").__version__,
             "model": self.model_id if self.pool.loaded(self.model_id) else None,
             "loaded_models": self.pool.loaded_ids(),
-            "backend": {"name": self.settings.backend, "available": self.backend_available,
-                        "detail": self.backend_detail},
+            "backend": {"name": self.settings.backend,
+                        "available": self.backend_available and not failed,
+                        "detail": sharding["reason"] if failed else self.backend_detail},
             "cpu_weights": self.weights_choice(),
+            "sharding": sharding,
         }
 
     def weights_choice(self) -> dict[str, Any] | None:

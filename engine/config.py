@@ -24,3 +24,4 @@ class EngineConfig:
     max_logprobs: int = 20
     cpu_weights: str = "auto"  # engine.cpu_weights.MODES: float32 conversion on a CPU device
     sharded: bool = False  # load this rank's shard and run in lockstep (engine.distributed)
+    shard_mode: str = "tensor"  # tensor (model.shard) | pipeline (model.model.pipeline)

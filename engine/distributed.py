@@ -72,6 +72,57 @@ def report_lost(reason: str) -> None:
             log.exception("group-lost callback failed")
 
 
+def lost_reason() -> str | None:
+    """Why the group stopped serving (rank 0), None while it serves or when not sharded."""
+    return _reported[0] if _reported else None
+
+
+def backend_name() -> str:
+    """The distributed backend the launcher chose, from the environment it set."""
+    if os.environ.get("MLX_IBV_DEVICES") or os.environ.get("MLX_JACCL_COORDINATOR"):
+        return "jaccl"
+    if any(os.environ.get(n) for n in ("OMPI_COMM_WORLD_RANK", "PMI_RANK")):
+        return "mpi"
+    if os.environ.get("MLX_WORLD_SIZE") and not os.environ.get("MLX_HOSTFILE"):
+        return "nccl"
+    return "ring"
+
+
+def rank_hosts(size: int) -> list[str | None]:
+    """Each rank's address from the ring hostfile (``MLX_HOSTFILE``: one list of ``ip:port``
+    per rank); rank 0's host name and None for the others when there is none to read."""
+    import json
+    import socket
+
+    hosts: list[str | None] = [socket.gethostname()] + [None] * (size - 1)
+    path = os.environ.get("MLX_HOSTFILE", "")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            ring = json.load(fh)
+        found = [str(node[0]).rsplit(":", 1)[0] for node in ring]
+    except (OSError, ValueError, TypeError, IndexError, KeyError):
+        return hosts
+    return found if len(found) == size else hosts
+
+
+def describe() -> dict[str, Any] | None:
+    """Rank 0's view of the group for ``/health`` and ``afm_profile`` (the contract's
+    ``Sharding``); None when this process is not a sharded server's rank 0."""
+    channel = _CHANNEL[0] if _CHANNEL else None
+    if channel is None:
+        return None
+    reason = lost_reason()
+    hosts = rank_hosts(channel.size)
+    ranks = [{"rank": r, "host": hosts[r], "role": "http" if r == 0 else "worker",
+              "status": "ok" if reason is None else ("stopping" if r == 0 else "unreachable")}
+             for r in range(channel.size)]
+    return {"world_size": channel.size, "rank": channel.rank, "backend": backend_name(),
+            "mode": _MODE[0] if _MODE else "tensor",
+            "status": "serving" if reason is None else "failed",
+            "reason": reason, "ranks": ranks, "plan_ops": channel.stats.ops,
+            "plan_collective_seconds": round(channel.stats.collective_seconds, 6)}
+
+
 def env_rank() -> int:
     """This process's rank as set by the launcher (0 when not launched as a group).
 
@@ -86,6 +137,8 @@ def env_rank() -> int:
 
 
 _GROUP: Any = None
+_CHANNEL: list[StepChannel] = []  # rank 0's step channel, once the sharded model is loaded
+_MODE: list[str] = []  # how the loaded model is split: tensor | pipeline
 
 
 def launched() -> bool:
@@ -113,8 +166,18 @@ def world_rank() -> int:
     return int(group.rank()) if group is not None else 0
 
 
-def check_shardable(model: Any, n: int) -> None:
-    """Raise ValueError (one line) when ``model`` cannot be split across ``n`` ranks."""
+def check_shardable(model: Any, n: int, mode: str = "tensor") -> None:
+    """Raise ValueError (one line) when ``model`` cannot be split across ``n`` ranks in
+    ``mode`` (``tensor``: ``model.shard()``; ``pipeline``: ``model.model.pipeline()``)."""
+    if mode == "pipeline":
+        kind = getattr(getattr(model, "args", None), "model_type", type(model).__name__)
+        if not hasattr(getattr(model, "model", None), "pipeline"):
+            raise ValueError(f"model type {kind} has no pipeline(); it cannot run pipeline-"
+                             "parallel (use --shard-mode tensor)")
+        layers = len(getattr(model, "layers", []))
+        if layers < n:
+            raise ValueError(f"{layers} layers cannot be split across {n} ranks")
+        return
     if not hasattr(model, "shard"):
         kind = getattr(getattr(model, "args", None), "model_type", type(model).__name__)
         raise ValueError(f"model type {kind} has no tensor-parallel shard(); it cannot run "
@@ -127,14 +190,20 @@ def check_shardable(model: Any, n: int) -> None:
                              "start with a world size that divides it")
 
 
-def load_sharded(path: str, group: Any) -> tuple[Any, Any]:
-    """Load this rank's tensor-parallel shard of the model at ``path``: (model, tokenizer)."""
+def load_sharded(path: str, group: Any, mode: str = "tensor") -> tuple[Any, Any]:
+    """Load this rank's shard of the model at ``path``: (model, tokenizer). ``tensor``: a slice
+    of every layer; ``pipeline``: a run of whole layers (rank 0 the last ones), the hidden state
+    passed on with send/recv and gathered at the end, as mlx-lm's models implement it."""
     import mlx.core as mx
     from mlx_lm import load as mlx_load
 
     model, tokenizer = mlx_load(path, lazy=True)[:2]
-    check_shardable(model, int(group.size()))
-    model.shard(group)
+    check_shardable(model, int(group.size()), mode)
+    if mode == "pipeline":
+        model.model.pipeline(group)
+    else:
+        model.shard(group)
+    _MODE[:] = [mode]
     mx.eval(model.parameters())
     mx.eval(mx.distributed.all_sum(mx.array(1.0), group=group, stream=mx.cpu))  # all loaded
     return model, tokenizer
@@ -145,7 +214,8 @@ class CollectiveStats:
     """Ops sent or received over the step channel and the seconds spent in those collectives."""
 
     ops: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole send: framing and the collectives
+    collective_seconds: float = 0.0  # inside the all_sum collectives alone
 
 
 class StepChannel:
@@ -166,6 +236,8 @@ class StepChannel:
         self.closed = False
         self.last_ok = time.monotonic()
         metrics.world_size.set(self.size)
+        if self.rank == 0:
+            _CHANNEL[:] = [self]
 
     def _sum(self, values: list[int] | int) -> list[int]:
         import mlx.core as mx
@@ -174,8 +246,13 @@ class StepChannel:
             arr = mx.zeros((values,), dtype=mx.int32)
         else:
             arr = mx.array(values, dtype=mx.int32)
+        tic = time.perf_counter()
         out = mx.distributed.all_sum(arr, group=self.group, stream=mx.cpu)
         mx.eval(out)
+        dt = time.perf_counter() - tic
+        self.stats.collective_seconds += dt
+        if self.rank == 0:
+            metrics.shard_collective_seconds.inc(dt)
         return [int(v) for v in out.tolist()]
 
     def send(self, op: int, args: list[int]) -> None:

@@ -72,9 +72,9 @@ class EngineLoop:
         never complete, so end every request from here (it will not touch them again)."""
         self.lost = reason
         log.error("%s", reason)
+        distributed.report_lost(reason)  # /health says so before clients see the error
         with contextlib.suppress(Exception):
             self.fail_all(reason)
-        distributed.report_lost(reason)
 
     def run(self) -> None:
         """Serve until a "stop" message, then cancel whatever is left.
@@ -93,9 +93,10 @@ class EngineLoop:
                     self.runner.channel.closed = True
                     self.lost = f"the sharded group failed: {message}"
                 log.exception("engine iteration failed")
+                if self.lost:  # /health says so before clients see the error
+                    distributed.report_lost(self.lost)
                 self.fail_all(self.lost or message)
                 if self.lost:
-                    distributed.report_lost(self.lost)
                     break
         self.close_out()
 
@@ -289,4 +290,5 @@ class EngineLoop:
         if runner.channel is not None:
             self.stats.update(world_size=runner.channel.size, rank=runner.channel.rank,
                               shard_ops=runner.channel.stats.ops,
-                              shard_op_seconds=runner.channel.stats.seconds)
+                              shard_op_seconds=runner.channel.stats.seconds,
+                              shard_collective_seconds=runner.channel.stats.collective_seconds)

@@ -119,5 +119,10 @@ world_size.set(1)
 shard_ops = Counter("afm:shard_ops", "Step operations rank 0 announced to the other ranks.",
                     registry=REGISTRY)
 shard_op_seconds = Counter("afm:shard_op_seconds", "Seconds rank 0 spent announcing step "
-                           "operations (the plan collectives, not the model's own).",
+                           "operations (framing and the plan collectives, not the model's own).",
                            registry=REGISTRY)
+shard_collective_seconds = Counter(
+    "afm:shard_collective_seconds", "Seconds rank 0 spent inside the plan channel's all_sum "
+    "collectives (waiting for the other ranks to reach them included). The model's own "
+    "in-graph all_sums (two per layer per forward, tensor parallel) are part of step compute.",
+    registry=REGISTRY)

@@ -53,7 +53,7 @@ class ModelRunner:
         self.channel: distributed.StepChannel | None = None
         if config.sharded:
             group = distributed.world()
-            model, tokenizer = distributed.load_sharded(config.model, group)
+            model, tokenizer = distributed.load_sharded(config.model, group, config.shard_mode)
             self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
             if int(group.rank()) == 0:
                 self.channel = distributed.StepChannel(group)

@@ -5,7 +5,9 @@ announces every operation that runs the model or changes KV state (:mod:`engine.
 this loop receives them and makes the same calls on the same runner code with *shadow*
 sequences (prompt tokens only, greedy row state), so the collectives inside each forward pair
 up and the KV caches, decode batch and prefix cache stay identical to rank 0's. What rank 0
-samples arrives as the next decode op's input tokens; the worker's own samples are discarded.
+samples arrives as the next decode op's input tokens, so a decode step here runs only the
+layers (they hold the collectives and fill the KV caches): no sampling, and no output head
+unless the head itself is sharded (its matmul then holds a collective too).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class ShardWorker:
 
     def __init__(self, config: EngineConfig) -> None:
         self.runner = ModelRunner(config)  # loads this rank's shard; it announces nothing
+        self.forward = decode_forward(self.runner.model)
         self.channel = d.StepChannel(d.world())
         self.admitted: dict[int, Sequence] = {}  # prepared, not yet in the decode batch
         self.group: tuple[list[Sequence], list[Any]] | None = None  # a batched prefill's cache
@@ -137,8 +140,7 @@ class ShardWorker:
         for seq, token in zip(runner.decoding, tokens, strict=True):
             seq.generated.append(token)
         inputs = mx.array([[t] for t in tokens], dtype=mx.uint32)
-        out = runner._launch(runner.decoding, inputs, ahead=0)  # noqa: SLF001 - same code path
-        mx.eval(out.arrays())
+        mx.eval(self.forward(inputs, cache=runner.batch_cache))  # fills the KV caches
         self.steps += 1
 
     def store(self, args: list[int]) -> None:
@@ -151,6 +153,22 @@ class ShardWorker:
                 raise DesyncError(f"row {row} holds {len(tokens)} tokens here, {n} on rank 0")
             kept.append((row, tokens))
         self.runner.store_rows(kept)
+
+
+def decode_forward(model: Any) -> Any:
+    """What a worker rank must run of a decode step: the model's layers alone (``model.model``,
+    mlx-lm's transformer body) when nothing outside them is sharded, else the whole model.
+
+    The tokens come from rank 0, so the output head and sampling would be discarded work;
+    only a sharded module (a collective the other ranks wait for) must run on every rank.
+    """
+    body = getattr(model, "model", None)
+    if not callable(body):
+        return model
+    for name, module in model.named_modules():
+        if name != "model" and not name.startswith("model.") and "Sharded" in type(module).__name__:
+            return model  # e.g. a vocabulary-sharded lm_head (qwen3_5)
+    return body
 
 
 def run_worker(config: EngineConfig) -> None:

@@ -62,6 +62,52 @@ class Backend(BaseModel):
     detail: str | None = None
 
 
+class HealthStatus(StrEnum):
+    """
+    `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded server whose group failed.
+    """
+
+    HEALTHY = 'healthy'
+    UNAVAILABLE = 'unavailable'
+
+
+class ShardingMode(StrEnum):
+    """
+    `--shard-mode`: `tensor`, every rank holds a tensor-parallel shard of every layer (`model.shard()`); `pipeline`, every rank holds a run of whole layers (`pipeline()`).
+    """
+
+    TENSOR = 'tensor'
+    PIPELINE = 'pipeline'
+
+
+class ShardingStatus(StrEnum):
+    """
+    `failed` once a rank died or stopped answering; rank 0 then exits within seconds.
+    """
+
+    SERVING = 'serving'
+    FAILED = 'failed'
+
+
+class ShardRankRole(StrEnum):
+    """
+    `http`: rank 0 (HTTP, storage, batches, sampling); `worker`: replays rank 0's steps on its shard.
+    """
+
+    HTTP = 'http'
+    WORKER = 'worker'
+
+
+class ShardRankStatus(StrEnum):
+    """
+    `ok` while the group serves; after a failure rank 0 is `stopping` and the other ranks `unreachable` (rank 0 cannot tell which of them broke the ring).
+    """
+
+    OK = 'ok'
+    STOPPING = 'stopping'
+    UNREACHABLE = 'unreachable'
+
+
 class CpuWeightsMode(StrEnum):
     """
     The requested `--cpu-weights` mode.
@@ -1517,6 +1563,16 @@ class ErrorResponse(BaseModel):
     error: ErrorDetail
 
 
+class ShardRank(BaseModel):
+    rank: int
+    host: str | None = None
+    """
+    The rank's address from the launcher's ring hostfile; without one, rank 0's host name and null for the others.
+    """
+    role: ShardRankRole
+    status: ShardRankStatus
+
+
 class CpuWeights(BaseModel):
     """
     What the CPU weight policy (`--cpu-weights`) chose for the chat model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
@@ -1588,27 +1644,6 @@ class TokenLogprob(BaseModel):
     logprob: float
     bytes: Annotated[list[int] | None, Field(...)]
     top_logprobs: list[TopLogprob]
-
-
-class AfmProfile(BaseModel):
-    """
-    Added with `X-AFM-Profile`. Fields that need Apple hardware are null elsewhere.
-    """
-
-    object: Literal['afm_profile'] | None = None
-    weights_memory_gib: float | None = None
-    kv_cache_memory_gib: float | None = None
-    peak_memory_gib: float | None = None
-    prefill_tokens_per_second: float | None = None
-    decode_tokens_per_second: float | None = None
-    gpu_utilization: float | None = None
-    memory_bandwidth_gbps: float | None = None
-    host: AfmProfileHost | None = None
-    cpu_weights: CpuWeights | None = None
-    samples: list[AfmProfileSample] | None = None
-    """
-    Sampled series (`extended` only).
-    """
 
 
 class ChatDelta(BaseModel):
@@ -1756,29 +1791,41 @@ class ResponseInputItemList(BaseModel):
     has_more: bool
 
 
-class Health(BaseModel):
-    status: Literal['healthy']
+class Sharding(BaseModel):
     """
-    Always `healthy` while the process serves HTTP.
+    The group of a sharded server (`afm serve` started by `mlx.launch`: one model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server (world size 1).
     """
-    timestamp: int
+
+    world_size: Annotated[int, Field(ge=2)]
     """
-    Unix seconds.
+    Ranks in the group.
     """
-    version: str
-    model: str | None = None
+    rank: int
     """
-    The default chat model (the one requests without `model` get), when loaded.
+    The rank that answers (always 0: it alone serves HTTP).
     """
-    loaded_models: list[str] | None = None
+    backend: str
     """
-    Ids of the chat models resident now, least recently used first.
+    MLX's distributed backend: `ring`, `jaccl`, `mpi` or `nccl`.
     """
-    backend: Backend | None = None
+    mode: ShardingMode
+    status: ShardingStatus
+    reason: str | None = None
     """
-    The generation backend and whether it can serve on this host.
+    Why the group failed (one line); null while serving.
     """
-    cpu_weights: CpuWeights | None = None
+    ranks: list[ShardRank]
+    """
+    One entry per rank, by rank.
+    """
+    plan_ops: int | None = None
+    """
+    Step operations rank 0 has sent to the other ranks since start.
+    """
+    plan_collective_seconds: float | None = None
+    """
+    Seconds rank 0 spent in the plan channel's collectives since start (waiting for the other ranks included); the model's own all-sums inside each forward are step compute.
+    """
 
 
 class MessageContent(RootModel[str | list[ContentPart]]):
@@ -1875,6 +1922,28 @@ class ResponseFormat(
 
 class ChoiceLogprobs(BaseModel):
     content: Annotated[list[TokenLogprob] | None, Field(...)]
+
+
+class AfmProfile(BaseModel):
+    """
+    Added with `X-AFM-Profile`. Fields that need Apple hardware are null elsewhere.
+    """
+
+    object: Literal['afm_profile'] | None = None
+    weights_memory_gib: float | None = None
+    kv_cache_memory_gib: float | None = None
+    peak_memory_gib: float | None = None
+    prefill_tokens_per_second: float | None = None
+    decode_tokens_per_second: float | None = None
+    gpu_utilization: float | None = None
+    memory_bandwidth_gbps: float | None = None
+    host: AfmProfileHost | None = None
+    cpu_weights: CpuWeights | None = None
+    sharding: Sharding | None = None
+    samples: list[AfmProfileSample] | None = None
+    """
+    Sampled series (`extended` only).
+    """
 
 
 class ChatChunkChoice(BaseModel):
@@ -2069,6 +2138,29 @@ class ResponseOutputItemEvent(BaseModel):
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
+
+
+class Health(BaseModel):
+    status: HealthStatus
+    timestamp: int
+    """
+    Unix seconds.
+    """
+    version: str
+    model: str | None = None
+    """
+    The default chat model (the one requests without `model` get), when loaded.
+    """
+    loaded_models: list[str] | None = None
+    """
+    Ids of the chat models resident now, least recently used first.
+    """
+    backend: Backend | None = None
+    """
+    The generation backend and whether it can serve on this host.
+    """
+    cpu_weights: CpuWeights | None = None
+    sharding: Sharding | None = None
 
 
 class AssistantInputMessage(

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
+from afm.errors import GROUP_FAILED_RETRY_AFTER
 from afm.state import get_state
 from generated.models import Health
 from handlers.replies import json_response
 
 
 async def get_health() -> Response:
-    return json_response(Health.model_validate(get_state().health()))
+    health = Health.model_validate(get_state().health())
+    if health.status.value == "unavailable":  # a sharded server's group failed
+        return json_response(health, 503, {"Retry-After": GROUP_FAILED_RETRY_AFTER})
+    return json_response(health)
 
 
 async def get_metrics() -> Response:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from afm.context import note_usage
-from afm.errors import ApiError, ServiceUnavailable, server_busy
+from afm.errors import ApiError, backend_unavailable, server_busy
 from engine.output import Delta, OutputProcessor
 from engine.types import (
     EngineUnavailableError,
@@ -31,8 +31,9 @@ async def first_event(stream: AsyncIterator[GenerationEvent],
     except ServerBusyError as exc:
         raise server_busy(queue_timeout) from exc
     except EngineUnavailableError as exc:
-        raise ServiceUnavailable(str(exc), type="backend_unavailable",
-                                 code="backend_unavailable") from exc
+        from engine.distributed import lost_reason
+
+        raise backend_unavailable(str(exc), group_failed=lost_reason() is not None) from exc
 
 
 def note_final(event: GenerationEvent) -> None:

@@ -6,6 +6,7 @@ import os
 import platform
 from typing import TYPE_CHECKING, Any
 
+from engine import distributed
 from engine.types import GenerationStats
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ def afm_profile(state: AppState, stats: GenerationStats, mode: str) -> dict[str,
                  "mlx_device": "gpu" if platform.system() == "Darwin" else "cpu",
                  "blas": blas},
         "cpu_weights": state.weights_choice(),
+        "sharding": distributed.describe(),
     }
     if mode == "extended":
         profile["samples"] = engine_stats.get("samples") or []

@@ -28,6 +28,7 @@ def test_health_and_models(server: LiveServer) -> None:
     h = httpx.get(server.url + "/health").json()
     assert h["status"] == "healthy" and h["backend"] == {"name": "mlx", "available": True,
                                                            "detail": None}
+    assert h["sharding"] is None  # one process: no group (the contract's choice)
     models = httpx.get(server.url + "/v1/models").json()
     ids = [m["id"] for m in models["data"]]
     assert ids[0] == h["model"]

@@ -167,6 +167,7 @@ def test_profile_and_timings_agree_with_usage(counting_server: LiveServer) -> No
     assert prof["peak_memory_gib"] == u["peak_memory_gib"]
     assert u["total_time"] >= u["prompt_time"] and u["total_time"] >= u["completion_time"]
     assert prof["weights_memory_gib"] > 0
+    assert prof["sharding"] is None  # one process
 
 
 def test_cancelled_request_counted_by_reason(counting_server: LiveServer) -> None:

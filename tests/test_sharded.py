@@ -235,6 +235,35 @@ def test_cancelled_stream_frees_its_slot(sharded: ShardedServer, single: LiveSer
     assert "afm:world_size 2.0" in metrics
 
 
+def _metric(server: ShardedServer, name: str) -> float:
+    for line in httpx.get(server.url + "/metrics", timeout=10).text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"no {name} in /metrics")
+
+
+def test_health_and_profile_show_the_group(sharded: ShardedServer) -> None:
+    health = httpx.get(sharded.url + "/health", timeout=10)
+    assert health.status_code == 200 and health.json()["status"] == "healthy"
+    group = health.json()["sharding"]
+    assert {k: group[k] for k in ("world_size", "rank", "backend", "mode", "status", "reason")
+            } == {"world_size": 2, "rank": 0, "backend": "ring", "mode": "tensor",
+                  "status": "serving", "reason": None}
+    assert group["ranks"] == [
+        {"rank": 0, "host": "127.0.0.1", "role": "http", "status": "ok"},
+        {"rank": 1, "host": "127.0.0.1", "role": "worker", "status": "ok"}]
+    assert group["plan_ops"] > 0 and group["plan_collective_seconds"] > 0
+    reply = httpx.post(sharded.url + "/v1/chat/completions", timeout=60,
+                       headers={"X-AFM-Profile": "true"},
+                       json={"model": "tiny", "messages": MESSAGES, "max_tokens": 4}).json()
+    profile = reply["afm_profile"]["sharding"]
+    assert profile["world_size"] == 2 and profile["ranks"] == group["ranks"]
+    assert profile["plan_ops"] > group["plan_ops"]  # this request's steps went through it
+    # time inside the plan collectives is a part of the whole time spent sending plans
+    inside = _metric(sharded, "afm:shard_collective_seconds_total")
+    assert 0 < inside <= _metric(sharded, "afm:shard_op_seconds_total")
+
+
 def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> None:
     server = ShardedServer(tmp_path, ["--model", str(tiny_model)]).wait_healthy()
     try:
@@ -253,6 +282,18 @@ def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> No
         # the ring fails the step at once, or the watchdog notices the hang
         assert took < STALL_SECONDS + 10, took
         assert any('"error"' in e for e in events[3:]), events[-3:]
+        # until rank 0 exits (about a second): /health 503 and new requests 503, Retry-After
+        health = httpx.get(server.url + "/health", timeout=5)
+        assert health.status_code == 503 and health.headers["Retry-After"] == "10"
+        body = health.json()
+        assert body["status"] == "unavailable" and body["backend"]["available"] is False
+        assert body["sharding"]["status"] == "failed"
+        assert "the sharded group failed" in body["sharding"]["reason"]
+        assert [r["status"] for r in body["sharding"]["ranks"]] == ["stopping", "unreachable"]
+        refused = httpx.post(server.url + "/v1/chat/completions", timeout=5, json={
+            "model": "tiny", "messages": MESSAGES, "max_tokens": 4})
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "10"
+        assert refused.json()["error"]["type"] == "backend_unavailable"
         assert server.rank0.wait(timeout=30) == 1
         assert "the sharded group failed" in (tmp_path / "rank0.log").read_text()
     finally:

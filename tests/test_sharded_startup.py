@@ -53,3 +53,19 @@ def test_sharded_server_refuses_several_models(tmp_path: Path, tiny_model: Path)
     assert proc.stderr.strip().splitlines()[-1] == (
         "afm: a sharded server (started by mlx.launch) serves one chat model; pass a single "
         "--model and no --models-dir")
+
+
+def test_worker_decode_runs_the_layers_unless_the_head_is_sharded() -> None:
+    """Worker ranks skip the output head and sampling (rank 0 sends the tokens), but a
+    vocabulary-sharded head holds a collective every rank must join: then the whole model."""
+    import mlx.core as mx
+    from mlx.nn.layers.distributed import shard_linear
+
+    from engine.shard_worker import decode_forward
+
+    model = _model("qwen3", tie_word_embeddings=False)
+    assert decode_forward(model) is model.model
+    hidden = decode_forward(model)(mx.array([[1, 2, 3]]))
+    assert hidden.shape == (1, 3, SMALL["hidden_size"])  # the layers' output, no vocab logits
+    model.lm_head = shard_linear(model.lm_head, "all-to-sharded", group=mx.distributed.init())
+    assert decode_forward(model) is model

@@ -4,8 +4,9 @@ Usage: .venv/bin/python tools/bench_sharded.py [MODEL_PRESET_OR_PATH] [TOKENS]
 
 Starts `afm serve` once as one process and once as two ranks (as ``mlx.launch --backend ring
 -n 2`` would, with MLX_RANK and a ring hostfile), streams one request of TOKENS tokens on each
-(decode batch 1) and prints decode tokens/s and, for 2 ranks, the step ops rank 0 sent and the
-microseconds it spent in those plan collectives per op and per token (from /metrics).
+(decode batch 1) and prints decode tokens/s and, for 2 ranks, the step ops rank 0 sent, the
+microseconds it spent sending them per op and per token, and the part of that inside the plan
+collectives (waits for the other rank included; from /metrics).
 """
 
 from __future__ import annotations
@@ -81,13 +82,16 @@ def main() -> None:
                 _run(url, 16)  # warm-up
                 ops0 = _metric(url, "afm:shard_ops_total")
                 sec0 = _metric(url, "afm:shard_op_seconds_total")
+                coll0 = _metric(url, "afm:shard_collective_seconds_total")
                 tps = _run(url, tokens)
                 ops = _metric(url, "afm:shard_ops_total") - ops0
                 sec = _metric(url, "afm:shard_op_seconds_total") - sec0
+                coll = _metric(url, "afm:shard_collective_seconds_total") - coll0
                 line = f"{Path(model).name} ranks={ranks} decode {tps:.1f} tok/s"
                 if ranks > 1 and ops:
                     line += (f"; {ops:.0f} plan ops, {sec / ops * 1e6:.0f} us/op, "
-                             f"{sec / tokens * 1e6:.0f} us/token in plan collectives")
+                             f"{sec / tokens * 1e6:.0f} us/token sending plans, of which "
+                             f"{coll / tokens * 1e6:.0f} us/token inside the collectives")
                 print(line, flush=True)
             finally:
                 procs[-1].send_signal(signal.SIGTERM)  # rank 0 stops the others

@@ -270,6 +270,12 @@ from .response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Ty
 from .response_tool_choice_type_0_type_3_type_1 import ResponseToolChoiceType0Type3Type1
 from .response_tool_parameters_type_0 import ResponseToolParametersType0
 from .response_usage_type_0 import ResponseUsageType0
+from .shard_rank import ShardRank
+from .shard_rank_role import ShardRankRole
+from .shard_rank_status import ShardRankStatus
+from .sharding_mode import ShardingMode
+from .sharding_status import ShardingStatus
+from .sharding_type_0 import ShardingType0
 from .speech_request import SpeechRequest
 from .speech_request_response_format import SpeechRequestResponseFormat
 from .sse_event import SSEEvent
@@ -582,6 +588,12 @@ __all__ = (
     "ResponseToolChoiceType0Type3Type1",
     "ResponseToolParametersType0",
     "ResponseUsageType0",
+    "ShardingMode",
+    "ShardingStatus",
+    "ShardingType0",
+    "ShardRank",
+    "ShardRankRole",
+    "ShardRankStatus",
     "SpeechRequest",
     "SpeechRequestResponseFormat",
     "SSEEvent",

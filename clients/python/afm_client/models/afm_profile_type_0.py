@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..models.afm_profile_host import AfmProfileHost
     from ..models.afm_profile_sample import AfmProfileSample
     from ..models.cpu_weights_type_0 import CpuWeightsType0
+    from ..models.sharding_type_0 import ShardingType0
 
 
 T = TypeVar("T", bound="AfmProfileType0")
@@ -35,6 +36,9 @@ class AfmProfileType0:
         cpu_weights (CpuWeightsType0 | None | Unset): What the CPU weight policy (`--cpu-weights`) chose for the chat
             model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so
             quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
+        sharding (None | ShardingType0 | Unset): The group of a sharded server (`afm serve` started by `mlx.launch`: one
+            model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server
+            (world size 1).
         samples (list[AfmProfileSample] | None | Unset): Sampled series (`extended` only).
     """
 
@@ -48,11 +52,13 @@ class AfmProfileType0:
     memory_bandwidth_gbps: float | None | Unset = UNSET
     host: AfmProfileHost | Unset = UNSET
     cpu_weights: CpuWeightsType0 | None | Unset = UNSET
+    sharding: None | ShardingType0 | Unset = UNSET
     samples: list[AfmProfileSample] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
+        from ..models.sharding_type_0 import ShardingType0  # noqa: PLC0415
 
         object_: str | Unset = UNSET
         if not isinstance(self.object_, Unset):
@@ -112,6 +118,14 @@ class AfmProfileType0:
         else:
             cpu_weights = self.cpu_weights
 
+        sharding: dict[str, Any] | None | Unset
+        if isinstance(self.sharding, Unset):
+            sharding = UNSET
+        elif isinstance(self.sharding, ShardingType0):
+            sharding = self.sharding.to_dict()
+        else:
+            sharding = self.sharding
+
         samples: list[dict[str, Any]] | None | Unset
         if isinstance(self.samples, Unset):
             samples = UNSET
@@ -147,6 +161,8 @@ class AfmProfileType0:
             field_dict["host"] = host
         if cpu_weights is not UNSET:
             field_dict["cpu_weights"] = cpu_weights
+        if sharding is not UNSET:
+            field_dict["sharding"] = sharding
         if samples is not UNSET:
             field_dict["samples"] = samples
 
@@ -157,6 +173,7 @@ class AfmProfileType0:
         from ..models.afm_profile_host import AfmProfileHost  # noqa: PLC0415
         from ..models.afm_profile_sample import AfmProfileSample  # noqa: PLC0415
         from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
+        from ..models.sharding_type_0 import ShardingType0  # noqa: PLC0415
 
         d = dict(src_dict)
         _object_ = d.pop("object", UNSET)
@@ -253,6 +270,23 @@ class AfmProfileType0:
 
         cpu_weights = _parse_cpu_weights(d.pop("cpu_weights", UNSET))
 
+        def _parse_sharding(data: object) -> None | ShardingType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_sharding_type_0 = ShardingType0.from_dict(data)
+
+                return componentsschemas_sharding_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShardingType0 | Unset, data)
+
+        sharding = _parse_sharding(d.pop("sharding", UNSET))
+
         def _parse_samples(data: object) -> list[AfmProfileSample] | None | Unset:
             if data is None:
                 return data
@@ -286,6 +320,7 @@ class AfmProfileType0:
             memory_bandwidth_gbps=memory_bandwidth_gbps,
             host=host,
             cpu_weights=cpu_weights,
+            sharding=sharding,
             samples=samples,
         )
 

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.cpu_weights_type_0 import CpuWeightsType0
     from ..models.health_backend import HealthBackend
+    from ..models.sharding_type_0 import ShardingType0
 
 
 T = TypeVar("T", bound="Health")
@@ -21,7 +22,8 @@ T = TypeVar("T", bound="Health")
 class Health:
     """
     Attributes:
-        status (HealthStatus): Always `healthy` while the process serves HTTP.
+        status (HealthStatus): `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded
+            server whose group failed.
         timestamp (int): Unix seconds.
         version (str):
         model (None | str | Unset): The default chat model (the one requests without `model` get), when loaded.
@@ -30,6 +32,9 @@ class Health:
         cpu_weights (CpuWeightsType0 | None | Unset): What the CPU weight policy (`--cpu-weights`) chose for the chat
             model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so
             quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
+        sharding (None | ShardingType0 | Unset): The group of a sharded server (`afm serve` started by `mlx.launch`: one
+            model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server
+            (world size 1).
     """
 
     status: HealthStatus
@@ -39,10 +44,12 @@ class Health:
     loaded_models: list[str] | Unset = UNSET
     backend: HealthBackend | Unset = UNSET
     cpu_weights: CpuWeightsType0 | None | Unset = UNSET
+    sharding: None | ShardingType0 | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
+        from ..models.sharding_type_0 import ShardingType0  # noqa: PLC0415
 
         status = self.status.value
 
@@ -72,6 +79,14 @@ class Health:
         else:
             cpu_weights = self.cpu_weights
 
+        sharding: dict[str, Any] | None | Unset
+        if isinstance(self.sharding, Unset):
+            sharding = UNSET
+        elif isinstance(self.sharding, ShardingType0):
+            sharding = self.sharding.to_dict()
+        else:
+            sharding = self.sharding
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -89,6 +104,8 @@ class Health:
             field_dict["backend"] = backend
         if cpu_weights is not UNSET:
             field_dict["cpu_weights"] = cpu_weights
+        if sharding is not UNSET:
+            field_dict["sharding"] = sharding
 
         return field_dict
 
@@ -96,6 +113,7 @@ class Health:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
         from ..models.health_backend import HealthBackend  # noqa: PLC0415
+        from ..models.sharding_type_0 import ShardingType0  # noqa: PLC0415
 
         d = dict(src_dict)
         status = HealthStatus(d.pop("status"))
@@ -139,6 +157,23 @@ class Health:
 
         cpu_weights = _parse_cpu_weights(d.pop("cpu_weights", UNSET))
 
+        def _parse_sharding(data: object) -> None | ShardingType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_sharding_type_0 = ShardingType0.from_dict(data)
+
+                return componentsschemas_sharding_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ShardingType0 | Unset, data)
+
+        sharding = _parse_sharding(d.pop("sharding", UNSET))
+
         health = cls(
             status=status,
             timestamp=timestamp,
@@ -147,6 +182,7 @@ class Health:
             loaded_models=loaded_models,
             backend=backend,
             cpu_weights=cpu_weights,
+            sharding=sharding,
         )
 
         health.additional_properties = d

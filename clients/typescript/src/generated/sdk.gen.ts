@@ -21,7 +21,12 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 /**
  * Server health
  *
- * Liveness and backend availability. Always 200 while the process serves HTTP.
+ * Liveness and backend availability. 200 while the process serves HTTP, except for a
+ * sharded server (started by `mlx.launch`, see `sharding`) whose group has failed (a rank
+ * died or stopped answering): from then until rank 0 exits (about a second) `/health`
+ * answers 503 with the same body, `status: unavailable`, `sharding.status: failed` and
+ * `Retry-After`; every rank must then be restarted.
+ *
  */
 export const getHealth = <ThrowOnError extends boolean = false>(options?: Options<GetHealthData, ThrowOnError>) => (options?.client ?? client).get<GetHealthResponses, GetHealthErrors, ThrowOnError>({ url: '/health', ...options });
 

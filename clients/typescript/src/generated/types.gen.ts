@@ -48,10 +48,7 @@ export type SseEvent = {
 };
 
 export type Health = {
-    /**
-     * Always `healthy` while the process serves HTTP.
-     */
-    status: 'healthy';
+    status: HealthStatus;
     /**
      * Unix seconds.
      */
@@ -74,7 +71,79 @@ export type Health = {
         detail?: string | null;
     };
     cpu_weights?: CpuWeights;
+    sharding?: Sharding;
 };
+
+/**
+ * `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded server whose group failed.
+ */
+export type HealthStatus = 'healthy' | 'unavailable';
+
+/**
+ * The group of a sharded server (`afm serve` started by `mlx.launch`: one model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server (world size 1).
+ */
+export type Sharding = {
+    /**
+     * Ranks in the group.
+     */
+    world_size: number;
+    /**
+     * The rank that answers (always 0: it alone serves HTTP).
+     */
+    rank: number;
+    /**
+     * MLX's distributed backend: `ring`, `jaccl`, `mpi` or `nccl`.
+     */
+    backend: string;
+    mode: ShardingMode;
+    status: ShardingStatus;
+    /**
+     * Why the group failed (one line); null while serving.
+     */
+    reason?: string | null;
+    /**
+     * One entry per rank, by rank.
+     */
+    ranks: Array<ShardRank>;
+    /**
+     * Step operations rank 0 has sent to the other ranks since start.
+     */
+    plan_ops?: number;
+    /**
+     * Seconds rank 0 spent in the plan channel's collectives since start (waiting for the other ranks included); the model's own all-sums inside each forward are step compute.
+     */
+    plan_collective_seconds?: number;
+} | null;
+
+export type ShardRank = {
+    rank: number;
+    /**
+     * The rank's address from the launcher's ring hostfile; without one, rank 0's host name and null for the others.
+     */
+    host?: string | null;
+    role: ShardRankRole;
+    status: ShardRankStatus;
+};
+
+/**
+ * `--shard-mode`: `tensor`, every rank holds a tensor-parallel shard of every layer (`model.shard()`); `pipeline`, every rank holds a run of whole layers (`pipeline()`).
+ */
+export type ShardingMode = 'tensor' | 'pipeline';
+
+/**
+ * `failed` once a rank died or stopped answering; rank 0 then exits within seconds.
+ */
+export type ShardingStatus = 'serving' | 'failed';
+
+/**
+ * `http`: rank 0 (HTTP, storage, batches, sampling); `worker`: replays rank 0's steps on its shard.
+ */
+export type ShardRankRole = 'http' | 'worker';
+
+/**
+ * `ok` while the group serves; after a failure rank 0 is `stopping` and the other ranks `unreachable` (rank 0 cannot tell which of them broke the ring).
+ */
+export type ShardRankStatus = 'ok' | 'stopping' | 'unreachable';
 
 /**
  * What the CPU weight policy (`--cpu-weights`) chose for the chat model at load; null while no chat model is loaded. On a CPU device MLX sends only float32 matmuls to BLAS, so quantized and half-precision checkpoints are converted to float32 when the copy fits the memory budget.
@@ -601,6 +670,7 @@ export type AfmProfile = {
     memory_bandwidth_gbps?: number | null;
     host?: AfmProfileHost;
     cpu_weights?: CpuWeights;
+    sharding?: Sharding;
     /**
      * Sampled series (`extended` only).
      */
@@ -1905,6 +1975,10 @@ export type GetHealthErrors = {
      * An unexpected failure (`internal_error`); logged with the request id, no traceback in the body.
      */
     500: ErrorResponse;
+    /**
+     * A sharded server whose group failed; it is about to exit.
+     */
+    503: Health;
 };
 
 export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
@@ -2053,7 +2127,8 @@ export type CreateChatCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -2144,7 +2219,8 @@ export type CreateCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -2197,7 +2273,8 @@ export type CreateResponseErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -2435,7 +2512,8 @@ export type CreateEmbeddingErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -3143,7 +3221,8 @@ export type CreateBatchCompletionsErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -3192,7 +3271,8 @@ export type CreateTranscriptionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -3241,7 +3321,8 @@ export type CreateSpeechErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -3276,7 +3357,8 @@ export type ListVoicesErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */
@@ -3329,7 +3411,8 @@ export type CreateOcrErrors = {
      */
     501: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable`, `model_load_error`,
+     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
      */

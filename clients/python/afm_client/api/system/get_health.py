@@ -31,6 +31,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_500
 
+    if response.status_code == 503:
+        response_503 = Health.from_dict(response.json())
+
+        return response_503
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -54,7 +59,11 @@ def sync_detailed(
 ) -> Response[ErrorResponse | Health]:
     """Server health
 
-     Liveness and backend availability. Always 200 while the process serves HTTP.
+     Liveness and backend availability. 200 while the process serves HTTP, except for a
+    sharded server (started by `mlx.launch`, see `sharding`) whose group has failed (a rank
+    died or stopped answering): from then until rank 0 exits (about a second) `/health`
+    answers 503 with the same body, `status: unavailable`, `sharding.status: failed` and
+    `Retry-After`; every rank must then be restarted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -79,7 +88,11 @@ def sync(
 ) -> ErrorResponse | Health | None:
     """Server health
 
-     Liveness and backend availability. Always 200 while the process serves HTTP.
+     Liveness and backend availability. 200 while the process serves HTTP, except for a
+    sharded server (started by `mlx.launch`, see `sharding`) whose group has failed (a rank
+    died or stopped answering): from then until rank 0 exits (about a second) `/health`
+    answers 503 with the same body, `status: unavailable`, `sharding.status: failed` and
+    `Retry-After`; every rank must then be restarted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -100,7 +113,11 @@ async def asyncio_detailed(
 ) -> Response[ErrorResponse | Health]:
     """Server health
 
-     Liveness and backend availability. Always 200 while the process serves HTTP.
+     Liveness and backend availability. 200 while the process serves HTTP, except for a
+    sharded server (started by `mlx.launch`, see `sharding`) whose group has failed (a rank
+    died or stopped answering): from then until rank 0 exits (about a second) `/health`
+    answers 503 with the same body, `status: unavailable`, `sharding.status: failed` and
+    `Retry-After`; every rank must then be restarted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -123,7 +140,11 @@ async def asyncio(
 ) -> ErrorResponse | Health | None:
     """Server health
 
-     Liveness and backend availability. Always 200 while the process serves HTTP.
+     Liveness and backend availability. 200 while the process serves HTTP, except for a
+    sharded server (started by `mlx.launch`, see `sharding`) whose group has failed (a rank
+    died or stopped answering): from then until rank 0 exits (about a second) `/health`
+    answers 503 with the same body, `status: unavailable`, `sharding.status: failed` and
+    `Retry-After`; every rank must then be restarted.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

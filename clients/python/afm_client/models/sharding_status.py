@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class ShardingStatus(StrEnum):
+    FAILED = "failed"
+    SERVING = "serving"
+
+    def __str__(self) -> str:
+        return str(self.value)
