@@ -22,6 +22,7 @@ namespace afm {
 namespace {
 
 using Kernel = void (*)(const QmmArgs&, int, int);
+using Prep = void (*)(const QmmArgs&, float*);
 
 bool cpu_has(Isa isa) {
 #ifdef QMM_X86
@@ -87,6 +88,15 @@ Kernel kernel_for(Isa isa, int bits) {
   if (isa == Isa::Avx2 || isa == Isa::Avx2Int8) return qmm_avx2;
 #endif
   return qmm_portable;
+}
+
+Prep prep_for(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_avx512) return qmm_avx512_prep;
+  if (kernel == qmm_avx2) return qmm_avx2_prep;
+  if (kernel == qmm_avx2_int8) return nullptr;
+#endif
+  return qmm_portable_prep;
 }
 
 int env_threads() {
@@ -198,10 +208,16 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
       for (int k = 0; k < a.group_size; ++k) s += p[k];
       xsum[size_t(m) * G + g] = s;
     }
+  QmmArgs ai = a;
+  std::vector<float> xp;
+  if (Prep prep = prep_for(kernel)) {
+    xp.resize(size_t(a.M) * a.K);
+    prep(a, xp.data());
+    ai.xp = xp.data();
+  }
 #ifdef QMM_X86
   std::vector<int8_t> xq;
   std::vector<float> xd;
-  QmmArgs ai = a;
   if (kernel == qmm_avx2_int8) {  // round x to int8 per 32 values, nibble order
     xq.resize(size_t(a.M) * a.K);
     xd.resize(size_t(a.M) * (a.K / 32));
@@ -220,10 +236,8 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
     ai.xq = xq.data();
     ai.xd = xd.data();
   }
-  const QmmArgs& args = ai;
-#else
-  const QmmArgs& args = a;
 #endif
+  const QmmArgs& args = ai;
   const double work = double(a.N) * a.K * (a.M + 4);  // weight unpacking costs ~4 rows
   int threads = num_threads();
   if (work < 1.5e6) threads = 1;  // waking threads costs more than it saves
