@@ -19,7 +19,14 @@
 
 #include "qmm_api.h"
 
-#if QMM_VL > 4
+// QMM_VEC_ONLY (tests): every helper takes its generic vector-extension form, so the logic
+// of a wider build can be checked on a CPU without its instructions.
+#ifdef QMM_VEC_ONLY
+#define QMM_X 0
+#else
+#define QMM_X QMM_VL
+#endif
+#if QMM_X > 4
 #include <immintrin.h>
 #endif
 
@@ -68,9 +75,9 @@ inline vu loadu(const uint32_t* p) {
 }
 
 inline vf fmadd(vf a, vf b, vf c) {
-#if QMM_VL == 16
+#if QMM_X == 16
   return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif QMM_VL == 8
+#elif QMM_X == 8
   return (vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
 #else
   return a * b + c;
@@ -84,7 +91,7 @@ inline vf bcast(float f) {
 }
 
 inline float hsum(vf v) {
-#if QMM_VL == 8
+#if QMM_X == 8
   __m128 s = _mm_add_ps(_mm256_castps256_ps128((__m256)v), _mm256_extractf128_ps((__m256)v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
@@ -115,10 +122,10 @@ template <int BITS>
 inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unrolling
   if constexpr (BITS == 8) {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(wu) + j * VL;
-#if QMM_VL == 16
+#if QMM_X == 16
     return (vf)_mm512_cvtepi32_ps(
         _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
-#elif QMM_VL == 8
+#elif QMM_X == 8
     return (vf)_mm256_cvtepi32_ps(
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 #else
@@ -143,12 +150,12 @@ inline vf lane_vals(const float* p, int u) {
   } else {
     constexpr int NG = U / GS;
     const float* q = p + size_t(u) * NG;
-#if QMM_VL == 8
+#if QMM_X == 8
     static_assert(NG == 2, "AVX2 units span at most 2 groups");
     __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
     const __m256i idx = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     return (vf)_mm256_permutevar8x32_ps(_mm256_castps128_ps256(two), idx);
-#elif QMM_VL == 16
+#elif QMM_X == 16
     static_assert(NG == 2 || NG == 4, "AVX-512 units span at most 4 groups");
     __m128 v4 = NG == 4 ? _mm_loadu_ps(q)
                         : _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
@@ -178,7 +185,7 @@ template <int R, int NR>
 inline void store_sums(const QmmArgs& a, int m0, int n, vf (&acc)[R][NR]) {
   float sums[R * NR];
   int i = 0;
-#if QMM_VL == 8
+#if QMM_X == 8
   for (; i + 4 <= R * NR; i += 4) {
     const __m256 t0 = _mm256_hadd_ps((__m256)acc[i / NR][i % NR], (__m256)acc[(i + 1) / NR][(i + 1) % NR]);
     const __m256 t1 = _mm256_hadd_ps((__m256)acc[(i + 2) / NR][(i + 2) % NR], (__m256)acc[(i + 3) / NR][(i + 3) % NR]);
@@ -376,7 +383,7 @@ void permute_x(const QmmArgs& a, float* xp) {
   }
 }
 
-#if QMM_VL == 8
+#if QMM_X == 8
 // 4-bit weights times int8 activations (see QmmArgs::xq): 32 values per maddubs.
 template <int GS, int R>
 void block_i8(const QmmArgs& a, int m0, int n0, int n1) {
@@ -434,7 +441,7 @@ void rows_i8(const QmmArgs& a, int n0, int n1) {
 
 }  // namespace
 
-#if QMM_VL == 8
+#if QMM_X == 8
 void qmm_avx2_int8(const QmmArgs& a, int n0, int n1) {
   switch (a.group_size) {
     case 32:
