@@ -45,6 +45,9 @@
 #ifndef QMM_FOLD_CHAINS
 #define QMM_FOLD_CHAINS 2
 #endif
+#ifndef QMM_U8_SHIFT
+#define QMM_U8_SHIFT 0
+#endif
 #ifndef QMM_FOLD_NR2
 #define QMM_FOLD_NR2 2
 #endif
@@ -85,9 +88,15 @@ inline vf fmadd(vf a, vf b, vf c) {
 }
 
 inline vf bcast(float f) {
+#if QMM_X == 16
+  return (vf)_mm512_set1_ps(f);
+#elif QMM_X == 8
+  return (vf)_mm256_set1_ps(f);
+#else
   vf v;
   for (int i = 0; i < VL; ++i) v[i] = f;
   return v;
+#endif
 }
 
 inline float hsum(vf v) {
@@ -111,7 +120,8 @@ inline float hsum(vf v) {
 // no permutation), P vectors making at most 32 values, so a unit never spans two groups.
 template <int BITS>
 struct Unit {
-  static constexpr int P = BITS == 4 ? 8 : (VL * 4 <= 32 ? 4 : 32 / VL);
+  static constexpr bool STRIDED = BITS == 4 || QMM_U8_SHIFT;  // else natural order
+  static constexpr int P = BITS == 4 ? 8 : (QMM_U8_SHIFT || VL * 4 <= 32 ? 4 : 32 / VL);
   static constexpr int U = VL * P;
   static constexpr int WORDS = U * BITS / 32;  // 32-bit words per unit
   static constexpr uint32_t MASK = (1u << BITS) - 1;
@@ -120,7 +130,7 @@ struct Unit {
 // Vector j of the unit whose words start at wu (v: those words, for 4 bits).
 template <int BITS>
 inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unrolling
-  if constexpr (BITS == 8) {
+  if constexpr (!Unit<BITS>::STRIDED) {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(wu) + j * VL;
 #if QMM_X == 16
     return (vf)_mm512_cvtepi32_ps(
@@ -239,7 +249,7 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
       for (int t = 0; t < NR; ++t) d0[r][t] = d1[r][t] = vf{};
     for (int u = u0; u < u0 + UPF; ++u) {
       vu v[NR];
-      for (int t = 0; t < NR; ++t) v[t] = BITS == 4 ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
+      for (int t = 0; t < NR; ++t) v[t] = F::STRIDED ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
 #pragma GCC unroll 8
       for (int j = 0; j < F::P; j += 2) {
         for (int t = 0; t < NR; ++t) {
@@ -293,7 +303,7 @@ inline void tile_deq(const QmmArgs& a, int m0, int n) {
     vu v[NR];
     vf sv[NR], bv[NR];
     for (int t = 0; t < NR; ++t) {
-      v[t] = BITS == 4 ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
+      v[t] = F::STRIDED ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
       sv[t] = lane_vals<BITS, GS>(s[t], u);
       bv[t] = lane_vals<BITS, GS>(b[t], u);
     }
@@ -367,7 +377,7 @@ void dispatch_gs(const QmmArgs& a, int n0, int n1) {
 template <int BITS>
 void permute_x(const QmmArgs& a, float* xp) {
   using F = Unit<BITS>;
-  if (BITS == 8) {
+  if (!F::STRIDED) {
     std::memcpy(xp, a.x, sizeof(float) * size_t(a.M) * a.K);
     return;
   }
