@@ -48,6 +48,9 @@
 #ifndef QMM_U8_SHIFT
 #define QMM_U8_SHIFT 0
 #endif
+#ifndef QMM_PREFETCH
+#define QMM_PREFETCH 1
+#endif
 #ifndef QMM_FOLD_NR2
 #define QMM_FOLD_NR2 2
 #endif
@@ -250,6 +253,9 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
     for (int u = u0; u < u0 + UPF; ++u) {
       vu v[NR];
       for (int t = 0; t < NR; ++t) v[t] = F::STRIDED ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
+      if (QMM_PREFETCH)  // the same place in the next tile's rows (hardware prefetchers lose
+        for (int t = 0; t < NR; ++t)  // NR interleaved streams once the weights leave the L3)
+          __builtin_prefetch(w[t] + size_t(u) * F::WORDS + size_t(NR) * words);
 #pragma GCC unroll 8
       for (int j = 0; j < F::P; j += 2) {
         for (int t = 0; t < NR; ++t) {
