@@ -1,17 +1,21 @@
 // Quantized matmul kernel body, compiled once per instruction set.
 //
 // Each including translation unit defines QMM_VL (float lanes: 16 for AVX-512, 8 for AVX2,
-// 4 for the portable build) and QMM_ENTRY (the exported function name), and is compiled with the
-// matching -m flags. Everything else lives in an anonymous namespace so that the per-ISA copies
+// 4 for the portable build), QMM_ENTRY and QMM_PREP (the exported names), and is compiled with
+// the matching -m flags. Everything else lives in an anonymous namespace so that the per-ISA copies
 // never merge at link time.
 //
 // Layout (MLX's affine quantization, `mx.quantize`): w is uint32 [N, K * bits / 32], each word
 // packs 32 / bits values, lowest bits first; scales and biases are float32 [N, K / group_size];
 // w_hat[n, k] = scales[n, k / gs] * q[n, k] + biases[n, k / gs].
 //
-// out[m, n] = sum_g scales[n, g] * dot(x[m, g], q[n, g]) + biases[n, g] * sum(x[m, g])
-// The group sums of x are computed once per call; the dot products use float FMAs on the
-// unpacked integers, so the only difference from MLX's reference is the order of float sums.
+// 1-2 rows (tile_fold): out[m, n] = sum_g scales[n, g] * dot(x[m, g], q[n, g])
+//                                    + biases[n, g] * sum(x[m, g])
+// (the group sums of x computed once per call). 4+ rows (tile_deq): each weight vector is
+// dequantized once, q * scale + bias, and used for 8 rows. Both use float FMAs on the unpacked
+// integers, so the only difference from MLX's reference is the order of float sums.
+// Speed on Zen 3 (one thread, weights in L2): ~1.5 cycles per 8 weights at 1 row (4 vector ops
+// each: shift, mask, convert, FMA), ~70% of FMA peak at 8 rows.
 #pragma once
 
 #include <cstdint>
