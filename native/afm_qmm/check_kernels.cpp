@@ -57,7 +57,7 @@ struct Case {
         xs[size_t(m) * G + g] = t;
       }
     out.resize(size_t(M) * N);
-    xp.resize(size_t(M) * K);
+    xp.resize(size_t(M) * qmm_xp_stride(K));
     a = QmmArgs{x.data(), w.data(), s.data(), b.data(), xs.data(), out.data(), M, N, K, gs, bits};
   }
 

@@ -39,7 +39,7 @@
 #endif
 
 // Tile shapes (measured on Zen 3, AVX2): up to QMM_FOLD_ROWS activation rows use tile_fold over
-// QMM_FOLD_NR weight rows at a time; more rows use tile_deq over QMM_DEQ_NR weight rows.
+// QMM_FOLD_NR weight rows at a time; more rows use tile_deq, one weight row at a time.
 #ifndef QMM_FOLD_ROWS
 #define QMM_FOLD_ROWS 2
 #endif
@@ -58,8 +58,8 @@
 #ifndef QMM_FOLD_NR2
 #define QMM_FOLD_NR2 2
 #endif
-#ifndef QMM_DEQ_NR
-#define QMM_DEQ_NR 1
+#ifndef QMM_KC
+#define QMM_KC 512  // activation values per K chunk of tile_deq
 #endif
 
 namespace {
@@ -266,7 +266,8 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
           const uint32_t* wu = w[t] + size_t(u) * F::WORDS;
           const vf q0 = qvec<BITS>(wu, v[t], j), q1 = qvec<BITS>(wu, v[t], j + 1);
           for (int r = 0; r < R; ++r) {
-            const float* xr = a.xp + size_t(m0 + r) * K + size_t(u) * F::U + j * VL;
+            const float* xr =
+                a.xp + size_t(m0 + r) * qmm_xp_stride(K) + size_t(u) * F::U + j * VL;
             d0[r][t] = fmadd(loadf(xr), q0, d0[r][t]);
             if (QMM_FOLD_CHAINS == 2)
               d1[r][t] = fmadd(loadf(xr + VL), q1, d1[r][t]);
@@ -293,64 +294,62 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
 }
 
 // More rows: each weight vector is dequantized once (q * scale + bias, one FMA) and then
-// multiplies R activation rows; no per-group work, no bias sums.
-template <int BITS, int GS, int R, int NR>
-inline void tile_deq(const QmmArgs& a, int m0, int n) {
+// multiplies R activation rows; no per-group work, no bias sums. Adds units [u0, u1) of weight
+// row n to acc.
+template <int BITS, int GS, int R>
+inline void tile_deq(const QmmArgs& a, int m0, int n, int u0, int u1, vf (&acc)[R][1]) {
   using F = Unit<BITS>;
-  const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
-  const uint32_t* w[NR];
-  const float* s[NR];
-  const float* b[NR];
-  for (int t = 0; t < NR; ++t) {
-    w[t] = a.w + size_t(n + t) * words;
-    s[t] = a.scales + size_t(n + t) * G;
-    b[t] = a.biases + size_t(n + t) * G;
-  }
-  vf acc[R][NR];
-  for (int r = 0; r < R; ++r)
-    for (int t = 0; t < NR; ++t) acc[r][t] = vf{};
-  for (int u = 0; u < NU; ++u) {
-    vu v[NR];
-    vf sv[NR], bv[NR];
-    for (int t = 0; t < NR; ++t) {
-      v[t] = F::STRIDED ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
-      sv[t] = lane_vals<BITS, GS>(s[t], u);
-      bv[t] = lane_vals<BITS, GS>(b[t], u);
-    }
+  const int K = a.K, G = K / GS;
+  const uint32_t* w = a.w + size_t(n) * (K * BITS / 32);
+  const float* s = a.scales + size_t(n) * G;
+  const float* b = a.biases + size_t(n) * G;
+  for (int u = u0; u < u1; ++u) {
+    const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+    const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
 #pragma GCC unroll 8
     for (int j = 0; j < F::P; ++j) {
-      for (int t = 0; t < NR; ++t) {
-        const vf wv = fmadd(qvec<BITS>(w[t] + size_t(u) * F::WORDS, v[t], j), sv[t], bv[t]);
-        for (int r = 0; r < R; ++r) {
-          const float* xr = a.xp + size_t(m0 + r) * K + size_t(u) * F::U + j * VL;
-          acc[r][t] = fmadd(loadf(xr), wv, acc[r][t]);
-        }
+      const vf wv = fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv);
+      for (int r = 0; r < R; ++r) {
+        const float* xr =
+            a.xp + size_t(m0 + r) * qmm_xp_stride(K) + size_t(u) * F::U + j * VL;
+        acc[r][0] = fmadd(loadf(xr), wv, acc[r][0]);
       }
     }
   }
-  store_sums<R, NR>(a, m0, n, acc);
-  if (NU * F::U < K)
-    for (int r = 0; r < R; ++r)
-      for (int t = 0; t < NR; ++t)
-        a.out[size_t(m0 + r) * a.N + n + t] += tail<BITS>(a, m0 + r, n + t, NU * F::U);
 }
 
 template <int BITS, int GS, int R>
 void block(const QmmArgs& a, int m0, int n0, int n1) {
-  constexpr bool fold = R <= QMM_FOLD_ROWS;
-  constexpr int NR = fold ? (R == 1 ? QMM_FOLD_NR : QMM_FOLD_NR2) : QMM_DEQ_NR;
-  int n = n0;
-  for (; n + NR <= n1; n += NR) {
-    if constexpr (fold)
-      tile_fold<BITS, GS, R, NR>(a, m0, n);
-    else
-      tile_deq<BITS, GS, R, NR>(a, m0, n);
-  }
-  for (; n < n1; ++n) {
-    if constexpr (fold)
-      tile_fold<BITS, GS, R, 1>(a, m0, n);
-    else
-      tile_deq<BITS, GS, R, 1>(a, m0, n);
+  using F = Unit<BITS>;
+  const int K = a.K, NU = K / F::U;
+  if constexpr (R <= QMM_FOLD_ROWS) {
+    constexpr int NR = R == 1 ? QMM_FOLD_NR : QMM_FOLD_NR2;
+    int n = n0;
+    for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR>(a, m0, n);
+    for (; n < n1; ++n) tile_fold<BITS, GS, R, 1>(a, m0, n);
+  } else {
+    // K in chunks of QMM_KC values over CB columns at a time, so that the R activation rows'
+    // chunk stays in L1 while CB weight rows stream past it (partial sums kept in part)
+    constexpr int CB = 16;
+    constexpr int KCU = QMM_KC / F::U > 0 ? QMM_KC / F::U : 1;
+    vf part[CB][R][1];
+    for (int nb = n0; nb < n1; nb += CB) {
+      const int ne = n1 < nb + CB ? n1 : nb + CB;
+      for (int u0 = 0; u0 < NU || u0 == 0; u0 += KCU) {
+        const int u1 = NU < u0 + KCU ? NU : u0 + KCU;
+        for (int n = nb; n < ne; ++n) {
+          if (u0 == 0)
+            for (int r = 0; r < R; ++r) part[n - nb][r][0] = vf{};
+          tile_deq<BITS, GS, R>(a, m0, n, u0, u1, part[n - nb]);
+        }
+      }
+      for (int n = nb; n < ne; ++n) {
+        store_sums<R, 1>(a, m0, n, part[n - nb]);
+        if (NU * F::U < K)
+          for (int r = 0; r < R; ++r)
+            a.out[size_t(m0 + r) * a.N + n] += tail<BITS>(a, m0 + r, n, NU * F::U);
+      }
+    }
   }
 }
 
@@ -387,14 +386,14 @@ void dispatch_gs(const QmmArgs& a, int n0, int n1) {
 template <int BITS>
 void permute_x(const QmmArgs& a, float* xp) {
   using F = Unit<BITS>;
-  if (!F::STRIDED) {
-    std::memcpy(xp, a.x, sizeof(float) * size_t(a.M) * a.K);
-    return;
-  }
-  const int NU = a.K / F::U;
+  const int NU = a.K / F::U, ld = qmm_xp_stride(a.K);
   for (int m = 0; m < a.M; ++m) {
     const float* x = a.x + size_t(m) * a.K;
-    float* o = xp + size_t(m) * a.K;
+    float* o = xp + size_t(m) * ld;
+    if (!F::STRIDED) {
+      std::memcpy(o, x, sizeof(float) * a.K);
+      continue;
+    }
     for (int u = 0; u < NU; ++u)
       for (int j = 0; j < F::P; ++j)
         for (int i = 0; i < VL; ++i)

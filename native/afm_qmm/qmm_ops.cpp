@@ -231,9 +231,9 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
       xsum[size_t(m) * G + g] = s;
     }
   QmmArgs ai = a;
-  std::unique_ptr<float[]> xp;  // not zeroed: prep writes all of it
+  std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
   if (Prep prep = prep_for(kernel)) {
-    xp.reset(new float[size_t(a.M) * a.K]);
+    xp.reset(new float[size_t(a.M) * qmm_xp_stride(a.K)]);
     prep(a, xp.get());
     ai.xp = xp.get();
   }
