@@ -9,8 +9,9 @@ Prints the memory bandwidth one thread's copy reaches, then per cell microsecond
 against that bandwidth at 1 row), its GFLOP/s (the figure at 32 rows), and its speed ratios to
 MLX's quantized kernel and to float32 (above 1: the native kernel is faster). Numbers depend on
 what else runs on the machine: quote them with the command and the machine. ``--decode N``
-also times greedy batch-1 decode of N tokens on 4- and 8-bit copies of the bench model
-(modelbuilder "bench", quantized in memory), MLX's kernels against use_native_kernels.
+also times greedy batch-1 decode of N tokens of the bench model (modelbuilder "bench") in
+float32 and on 4- and 8-bit copies (quantized in memory), MLX's kernels against
+use_native_kernels.
 """
 
 from __future__ import annotations
@@ -58,16 +59,36 @@ def time_us(fn: Callable[[], mx.array], seconds: float) -> float:
     return statistics.median(samples)
 
 
-def decode_tok_s(tokens: int, group_size: int) -> None:
-    """Greedy batch-1 decode speed of the bench model, MLX's quantized kernels vs native."""
-    from mlx_lm import load
+def _greedy(model: object, tokens: int) -> tuple[float, list[int], mx.array]:
+    """tok/s of greedy batch-1 decode (after 2 warm-up steps), the tokens, the prompt logits."""
     from mlx_lm.models.cache import make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    logits = model(mx.array([[1, 2, 3, 4]]), cache=cache)[:, -1, :]
+    first = logits
+    out = []
+    start = 0.0
+    for i in range(tokens + 2):
+        if i == 2:  # the first steps warm up
+            start = time.perf_counter()
+        tok = mx.argmax(logits, axis=-1)
+        out.append(tok.item())
+        logits = model(tok[:, None], cache=cache)[:, -1, :]
+    return tokens / (time.perf_counter() - start), out, first
+
+
+def decode_tok_s(tokens: int, group_size: int) -> None:
+    """Greedy batch-1 decode speed of the bench model: float32, then MLX's quantized kernels
+    vs native ones at 4 and 8 bits."""
+    from mlx_lm import load
     from mlx_lm.utils import quantize_model
 
     from modelbuilder import ensure_model
 
     path = str(ensure_model("bench"))
     print(f"\ngreedy decode, batch 1, {tokens} tokens, bench model ({path})")
+    f32, _out, _first = _greedy(load(path)[0], tokens)
+    print(f"float32: {f32:.1f} tok/s")
     for bits in (4, 8):
         row = []
         for native in (False, True):
@@ -75,26 +96,16 @@ def decode_tok_s(tokens: int, group_size: int) -> None:
             quantize_model(model, config, group_size=group_size, bits=bits)
             if native:
                 qkernels.use_native_kernels(model, mx.Device(mx.cpu))
-            cache = make_prompt_cache(model)
-            logits = model(mx.array([[1, 2, 3, 4]]), cache=cache)[:, -1, :]
-            first = logits
-            out = []
-            start = 0.0
-            for i in range(tokens + 2):
-                if i == 2:  # the first steps warm up
-                    start = time.perf_counter()
-                tok = mx.argmax(logits, axis=-1)
-                out.append(tok.item())
-                logits = model(tok[:, None], cache=cache)[:, -1, :]
-            row.append((tokens / (time.perf_counter() - start), out, first))
+            row.append(_greedy(model, tokens))
         (ref, ref_out, ref_first), (nat, nat_out, nat_first) = row
         pairs = enumerate(zip(ref_out, nat_out, strict=True))
         agree = next((i for i, (a, b) in pairs if a != b), None)
         same = "same tokens" if agree is None else f"first different token at step {agree}"
         shift = mx.max(mx.abs(nat_first - ref_first)).item()
         spread = (mx.max(ref_first) - mx.min(ref_first)).item()
-        print(f"{bits}-bit: mlx {ref:.1f} tok/s, native {nat:.1f} tok/s ({nat / ref:.1f}x), "
-              f"{same}; prompt logits max |diff| {shift:.2e} (logit range {spread:.1f})")
+        print(f"{bits}-bit: mlx {ref:.1f} tok/s, native {nat:.1f} tok/s ({nat / ref:.1f}x mlx, "
+              f"{nat / f32:.2f}x float32), {same}; prompt logits max |diff| {shift:.2e} "
+              f"(logit range {spread:.1f})")
 
 
 def _timed_copy(dst: np.ndarray, src: np.ndarray) -> float:

@@ -11,17 +11,28 @@ struct QmmArgs {
   const float* xsum;    // [M, K / group_size] group sums of x
   float* out;           // [M, N]
   int M, N, K, group_size, bits;
+  const float* xp = nullptr;  // [M, qmm_xp_stride(K)] x in the kernel's order (its prep)
   // int8 activations (qmm_avx2_int8 only): per 32-value block, x rounded to int8 with scale
   // xd = max|x| / 127, stored even values first then odd ones (the order of 4-bit nibbles)
   const int8_t* xq = nullptr;  // [M, K]
   const float* xd = nullptr;   // [M, K / 32]
 };
 
-// Each computes out[:, n0:n1]; defined once per instruction set.
+// Row stride of QmmArgs::xp: K plus one cache line, so that rows of a power-of-two K do not all
+// map to the same L1 sets.
+inline int qmm_xp_stride(int K) {
+  return K + 16;
+}
+
+// Each computes out[:, n0:n1]; defined once per instruction set. The matching *_prep writes
+// a.x permuted into that kernel's order (xp, [M, K]) before the first call.
 void qmm_portable(const QmmArgs& a, int n0, int n1);
+void qmm_portable_prep(const QmmArgs& a, float* xp);
 #if defined(__x86_64__) || defined(_M_X64)
 #define QMM_X86 1
 void qmm_avx2(const QmmArgs& a, int n0, int n1);
 void qmm_avx512(const QmmArgs& a, int n0, int n1);
+void qmm_avx2_prep(const QmmArgs& a, float* xp);
+void qmm_avx512_prep(const QmmArgs& a, float* xp);
 void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);  // bits 4 only
 #endif

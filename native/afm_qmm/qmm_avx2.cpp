@@ -1,4 +1,5 @@
 // AVX2 + FMA build of the kernel (this file is compiled with -mavx2 -mfma).
 #define QMM_VL 8
 #define QMM_ENTRY qmm_avx2
+#define QMM_PREP qmm_avx2_prep
 #include "qmm_kernel.h"

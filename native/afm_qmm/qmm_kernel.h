@@ -1,17 +1,21 @@
 // Quantized matmul kernel body, compiled once per instruction set.
 //
 // Each including translation unit defines QMM_VL (float lanes: 16 for AVX-512, 8 for AVX2,
-// 4 for the portable build) and QMM_ENTRY (the exported function name), and is compiled with the
-// matching -m flags. Everything else lives in an anonymous namespace so that the per-ISA copies
+// 4 for the portable build), QMM_ENTRY and QMM_PREP (the exported names), and is compiled with
+// the matching -m flags. Everything else lives in an anonymous namespace so that the per-ISA copies
 // never merge at link time.
 //
 // Layout (MLX's affine quantization, `mx.quantize`): w is uint32 [N, K * bits / 32], each word
 // packs 32 / bits values, lowest bits first; scales and biases are float32 [N, K / group_size];
 // w_hat[n, k] = scales[n, k / gs] * q[n, k] + biases[n, k / gs].
 //
-// out[m, n] = sum_g scales[n, g] * dot(x[m, g], q[n, g]) + biases[n, g] * sum(x[m, g])
-// The group sums of x are computed once per call; the dot products use float FMAs on the
-// unpacked integers, so the only difference from MLX's reference is the order of float sums.
+// 1-2 rows (tile_fold): out[m, n] = sum_g scales[n, g] * dot(x[m, g], q[n, g])
+//                                    + biases[n, g] * sum(x[m, g])
+// (the group sums of x computed once per call). 4+ rows (tile_deq): each weight vector is
+// dequantized once, q * scale + bias, and used for 8 rows. Both use float FMAs on the unpacked
+// integers, so the only difference from MLX's reference is the order of float sums.
+// Speed on Zen 3 (one thread, weights in L2): ~1.5 cycles per 8 weights at 1 row (4 vector ops
+// each: shift, mask, convert, FMA), ~70% of FMA peak at 8 rows.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +23,14 @@
 
 #include "qmm_api.h"
 
-#if QMM_VL > 4
+// QMM_VEC_ONLY (tests): every helper takes its generic vector-extension form, so the logic
+// of a wider build can be checked on a CPU without its instructions.
+#ifdef QMM_VEC_ONLY
+#define QMM_X 0
+#else
+#define QMM_X QMM_VL
+#endif
+#if QMM_X > 4
 #include <immintrin.h>
 #endif
 
@@ -27,106 +38,317 @@
 #error "QMM_VL must be defined"
 #endif
 
+// Tile shapes (measured on Zen 3, AVX2): up to QMM_FOLD_ROWS activation rows use tile_fold over
+// QMM_FOLD_NR weight rows at a time; more rows use tile_deq, one weight row at a time.
+#ifndef QMM_FOLD_ROWS
+#define QMM_FOLD_ROWS 2
+#endif
+#ifndef QMM_FOLD_NR
+#define QMM_FOLD_NR 4
+#endif
+#ifndef QMM_FOLD_CHAINS
+#define QMM_FOLD_CHAINS 2
+#endif
+#ifndef QMM_U8_SHIFT
+#define QMM_U8_SHIFT 0
+#endif
+#ifndef QMM_PREFETCH
+#define QMM_PREFETCH 1
+#endif
+#ifndef QMM_FOLD_NR2
+#define QMM_FOLD_NR2 2
+#endif
+#ifndef QMM_KC
+#define QMM_KC 512  // activation values per K chunk of tile_deq
+#endif
+
 namespace {
 
 typedef float vf __attribute__((vector_size(QMM_VL * 4)));
 typedef float vf_u __attribute__((vector_size(QMM_VL * 4), aligned(4)));
+typedef int32_t vi __attribute__((vector_size(QMM_VL * 4)));
+typedef uint32_t vu __attribute__((vector_size(QMM_VL * 4)));
+typedef uint32_t vu_u __attribute__((vector_size(QMM_VL * 4), aligned(4)));
 
 constexpr int VL = QMM_VL;
-constexpr int MB = 8;  // activation rows handled per pass over a weight row
+#ifndef QMM_MB
+#define QMM_MB 8
+#endif
+constexpr int MB = QMM_MB;  // activation rows handled per pass over a weight row
 
 inline vf loadf(const float* p) {
   return *reinterpret_cast<const vf_u*>(p);
 }
 
+inline vu loadu(const uint32_t* p) {
+  return *reinterpret_cast<const vu_u*>(p);
+}
+
+inline vf fmadd(vf a, vf b, vf c) {
+#if QMM_X == 16
+  return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif QMM_X == 8
+  return (vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return a * b + c;
+#endif
+}
+
+inline vf bcast(float f) {
+#if QMM_X == 16
+  return (vf)_mm512_set1_ps(f);
+#elif QMM_X == 8
+  return (vf)_mm256_set1_ps(f);
+#else
+  vf v;
+  for (int i = 0; i < VL; ++i) v[i] = f;
+  return v;
+#endif
+}
+
 inline float hsum(vf v) {
+#if QMM_X == 8
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128((__m256)v), _mm256_extractf128_ps((__m256)v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+#else
   float s = 0.f;
   for (int i = 0; i < VL; ++i) s += v[i];
   return s;
-}
-
-// Unpacks VL quantized values starting at value index `k0` of a weight row into floats.
-// For 4 bits, word w holds values 8w..8w+7, value i at bits 4i (byte j: values 2j, 2j + 1).
-template <int BITS>
-inline vf unpack(const uint8_t* row, int k0);
-
-#if QMM_VL == 16
-template <>
-inline vf unpack<8>(const uint8_t* row, int k0) {
-  __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k0));
-  return (vf)_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b));
-}
-
-template <>
-inline vf unpack<4>(const uint8_t* row, int k0) {
-  uint32_t w[2];
-  std::memcpy(w, row + k0 / 2, 8);
-  __m512i v = _mm512_inserti64x4(
-      _mm512_castsi256_si512(_mm256_set1_epi32(int(w[0]))), _mm256_set1_epi32(int(w[1])), 1);
-  const __m512i shifts =
-      _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
-  v = _mm512_and_si512(_mm512_srlv_epi32(v, shifts), _mm512_set1_epi32(15));
-  return (vf)_mm512_cvtepi32_ps(v);
-}
-#elif QMM_VL == 8
-template <>
-inline vf unpack<8>(const uint8_t* row, int k0) {
-  __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k0));
-  return (vf)_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
-}
-
-template <>
-inline vf unpack<4>(const uint8_t* row, int k0) {
-  uint32_t w;
-  std::memcpy(&w, row + k0 / 2, 4);
-  const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-  __m256i v = _mm256_srlv_epi32(_mm256_set1_epi32(int(w)), shifts);
-  return (vf)_mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(15)));
-}
-#else
-template <>
-inline vf unpack<8>(const uint8_t* row, int k0) {
-  vf v;
-  for (int i = 0; i < VL; ++i) v[i] = float(row[k0 + i]);
-  return v;
-}
-
-template <>
-inline vf unpack<4>(const uint8_t* row, int k0) {
-  vf v;
-  for (int i = 0; i < VL; ++i) v[i] = float((row[(k0 + i) >> 1] >> (((k0 + i) & 1) * 4)) & 15);
-  return v;
-}
 #endif
+}
 
-// Computes out[m, n] for rows m in [m0, m0 + R) and weight rows n in [n0, n1).
-template <int BITS, int GS, int R>
-void block(const QmmArgs& a, int m0, int n0, int n1) {
-  const int K = a.K, G = K / GS;
-  const int row_bytes = K * BITS / 8;
-  constexpr int C = GS / VL;  // vectors per group
-  for (int n = n0; n < n1; ++n) {
-    const uint8_t* wrow = reinterpret_cast<const uint8_t*>(a.w) + size_t(n) * row_bytes;
-    const float* s = a.scales + size_t(n) * G;
-    const float* b = a.biases + size_t(n) * G;
-    vf acc[R];
-    for (int r = 0; r < R; ++r) acc[r] = vf{};
-    for (int g = 0; g < G; ++g) {
-      vf q[C];
-      for (int c = 0; c < C; ++c) q[c] = unpack<BITS>(wrow, g * GS + c * VL);
-      const vf sv = vf{} + s[g];
-      for (int r = 0; r < R; ++r) {
-        const float* xr = a.x + size_t(m0 + r) * K + g * GS;
-        vf d = loadf(xr) * q[0];
-        for (int c = 1; c < C; ++c) d += loadf(xr + c * VL) * q[c];
-        acc[r] += sv * d;
+// A unit is U = VL * P values of a weight row, unpacked into P vectors.
+// 4 bits: one vector load of VL 32-bit words, 8 values each. Value j of every word (bits
+// [4j, 4j + 4)) goes to vector j, so lane i of vector j is value 8i + j of the unit: a shift and
+// a mask per vector, no shuffles; the activations are permuted once per call into that order
+// (permute_x). 8 bits: vector j is bytes [j * VL, (j + 1) * VL) zero-extended (natural order,
+// no permutation), P vectors making at most 32 values, so a unit never spans two groups.
+template <int BITS>
+struct Unit {
+  static constexpr bool STRIDED = BITS == 4 || QMM_U8_SHIFT;  // else natural order
+  static constexpr int P = BITS == 4 ? 8 : (QMM_U8_SHIFT || VL * 4 <= 32 ? 4 : 32 / VL);
+  static constexpr int U = VL * P;
+  static constexpr int WORDS = U * BITS / 32;  // 32-bit words per unit
+  static constexpr uint32_t MASK = (1u << BITS) - 1;
+};
+
+// Vector j of the unit whose words start at wu (v: those words, for 4 bits).
+template <int BITS>
+inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unrolling
+  if constexpr (!Unit<BITS>::STRIDED) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(wu) + j * VL;
+#if QMM_X == 16
+    return (vf)_mm512_cvtepi32_ps(
+        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+#elif QMM_X == 8
+    return (vf)_mm256_cvtepi32_ps(
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+#else
+    vf q;
+    for (int i = 0; i < VL; ++i) q[i] = float(p[i]);
+    return q;
+#endif
+  } else {
+    vu t = j == 0 ? v : v >> (BITS * j);
+    if (j != Unit<BITS>::P - 1) t &= Unit<BITS>::MASK;
+    return __builtin_convertvector((vi)t, vf);
+  }
+}
+
+// The per-lane values (scales or biases) of unit u of a weight row whose group values are p.
+// A unit spans one group when U <= GS; otherwise NG = U / GS groups of VL / NG lanes each.
+template <int BITS, int GS>
+inline vf lane_vals(const float* p, int u) {
+  constexpr int U = Unit<BITS>::U;
+  if constexpr (U <= GS) {
+    return bcast(p[size_t(u) * U / GS]);
+  } else {
+    constexpr int NG = U / GS;
+    const float* q = p + size_t(u) * NG;
+#if QMM_X == 8
+    static_assert(NG == 2, "AVX2 units span at most 2 groups");
+    __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
+    const __m256i idx = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    return (vf)_mm256_permutevar8x32_ps(_mm256_castps128_ps256(two), idx);
+#elif QMM_X == 16
+    static_assert(NG == 2 || NG == 4, "AVX-512 units span at most 4 groups");
+    __m128 v4 = NG == 4 ? _mm_loadu_ps(q)
+                        : _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
+    const __m512i idx = NG == 4
+        ? _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)
+        : _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    return (vf)_mm512_permutexvar_ps(idx, _mm512_castps128_ps512(v4));
+#else
+    vf v;
+    for (int i = 0; i < VL; ++i) v[i] = q[i / (VL / NG)];
+    return v;
+#endif
+  }
+}
+
+inline float dotf(const float* a, const float* b, int n) {
+  vf t = vf{};
+  int i = 0;
+  for (; i + VL <= n; i += VL) t = fmadd(loadf(a + i), loadf(b + i), t);
+  float s = hsum(t);
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Writes the lane sums of the R x NR accumulators to out[m0 + r, n + t] (four at a time).
+template <int R, int NR>
+inline void store_sums(const QmmArgs& a, int m0, int n, vf (&acc)[R][NR]) {
+  float sums[R * NR];
+  int i = 0;
+#if QMM_X == 8
+  for (; i + 4 <= R * NR; i += 4) {
+    const __m256 t0 = _mm256_hadd_ps((__m256)acc[i / NR][i % NR], (__m256)acc[(i + 1) / NR][(i + 1) % NR]);
+    const __m256 t1 = _mm256_hadd_ps((__m256)acc[(i + 2) / NR][(i + 2) % NR], (__m256)acc[(i + 3) / NR][(i + 3) % NR]);
+    const __m256 t2 = _mm256_hadd_ps(t0, t1);
+    _mm_storeu_ps(sums + i, _mm_add_ps(_mm256_castps256_ps128(t2), _mm256_extractf128_ps(t2, 1)));
+  }
+#endif
+  for (; i < R * NR; ++i) sums[i] = hsum(acc[i / NR][i % NR]);
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) a.out[size_t(m0 + r) * a.N + n + t] = sums[r * NR + t];
+}
+
+// The values past the last whole unit (K % U, a multiple of 32), one by one, in x's order.
+template <int BITS>
+inline float tail(const QmmArgs& a, int m, int n, int k0) {
+  const uint8_t* wrow = reinterpret_cast<const uint8_t*>(a.w) + size_t(n) * (a.K * BITS / 8);
+  const int G = a.K / a.group_size;
+  const float* x = a.x + size_t(m) * a.K;
+  float s = 0.f;
+  for (int k = k0; k < a.K; ++k) {
+    const int q = BITS == 8 ? wrow[k] : (wrow[k >> 1] >> ((k & 1) * 4)) & 15;
+    const int g = k / a.group_size;
+    s += x[k] * (a.scales[size_t(n) * G + g] * float(q) + a.biases[size_t(n) * G + g]);
+  }
+  return s;
+}
+
+// Few rows (decode): out[m, n] = sum_u scales_u * dot(x_u, q_u) + sum_g biases[g] * xsum[g],
+// the scale folded in once per unit; NR weight rows at a time share each activation load and
+// give R * NR * 2 independent FMA chains.
+template <int BITS, int GS, int R, int NR>
+inline void tile_fold(const QmmArgs& a, int m0, int n) {
+  using F = Unit<BITS>;
+  const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
+  const uint32_t* w[NR];
+  const float* s[NR];
+  const float* b[NR];
+  for (int t = 0; t < NR; ++t) {
+    w[t] = a.w + size_t(n + t) * words;
+    s[t] = a.scales + size_t(n + t) * G;
+    b[t] = a.biases + size_t(n + t) * G;
+  }
+  vf acc[R][NR];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) acc[r][t] = vf{};
+  // the scale is folded in once per UPF units: a group, or one unit spanning several groups
+  constexpr int UPF = F::U < GS ? GS / F::U : 1;
+  for (int u0 = 0; u0 + UPF <= NU; u0 += UPF) {
+    vf d0[R][NR], d1[R][NR];
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < NR; ++t) d0[r][t] = d1[r][t] = vf{};
+    for (int u = u0; u < u0 + UPF; ++u) {
+      vu v[NR];
+      for (int t = 0; t < NR; ++t) v[t] = F::STRIDED ? loadu(w[t] + size_t(u) * F::WORDS) : vu{};
+      if (QMM_PREFETCH)  // the same place in the next tile's rows (hardware prefetchers lose
+        for (int t = 0; t < NR; ++t)  // NR interleaved streams once the weights leave the L3)
+          __builtin_prefetch(w[t] + size_t(u) * F::WORDS + size_t(NR) * words);
+#pragma GCC unroll 8
+      for (int j = 0; j < F::P; j += 2) {
+        for (int t = 0; t < NR; ++t) {
+          const uint32_t* wu = w[t] + size_t(u) * F::WORDS;
+          const vf q0 = qvec<BITS>(wu, v[t], j), q1 = qvec<BITS>(wu, v[t], j + 1);
+          for (int r = 0; r < R; ++r) {
+            const float* xr =
+                a.xp + size_t(m0 + r) * qmm_xp_stride(K) + size_t(u) * F::U + j * VL;
+            d0[r][t] = fmadd(loadf(xr), q0, d0[r][t]);
+            if (QMM_FOLD_CHAINS == 2)
+              d1[r][t] = fmadd(loadf(xr + VL), q1, d1[r][t]);
+            else
+              d0[r][t] = fmadd(loadf(xr + VL), q1, d0[r][t]);
+          }
+        }
       }
     }
-    for (int r = 0; r < R; ++r) {
-      const float* xs = a.xsum + size_t(m0 + r) * G;
-      float bias = 0.f;
-      for (int g = 0; g < G; ++g) bias += b[g] * xs[g];
-      a.out[size_t(m0 + r) * a.N + n] = hsum(acc[r]) + bias;
+    for (int t = 0; t < NR; ++t) {
+      const vf sv = lane_vals<BITS, GS>(s[t], u0);
+      for (int r = 0; r < R; ++r) acc[r][t] = fmadd(sv, d0[r][t] + d1[r][t], acc[r][t]);
+    }
+  }
+  store_sums<R, NR>(a, m0, n, acc);
+  // the tail's values come with their biases; the whole units' biases come from the group sums
+  const int GU = NU * F::U / GS;
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) {
+      float& o = a.out[size_t(m0 + r) * a.N + n + t];
+      o += dotf(b[t], a.xsum + size_t(m0 + r) * G, GU);
+      if (NU * F::U < K) o += tail<BITS>(a, m0 + r, n + t, NU * F::U);
+    }
+}
+
+// More rows: each weight vector is dequantized once (q * scale + bias, one FMA) and then
+// multiplies R activation rows; no per-group work, no bias sums. Adds units [u0, u1) of weight
+// row n to acc.
+template <int BITS, int GS, int R>
+inline void tile_deq(const QmmArgs& a, int m0, int n, int u0, int u1, vf (&acc)[R][1]) {
+  using F = Unit<BITS>;
+  const int K = a.K, G = K / GS;
+  const uint32_t* w = a.w + size_t(n) * (K * BITS / 32);
+  const float* s = a.scales + size_t(n) * G;
+  const float* b = a.biases + size_t(n) * G;
+  for (int u = u0; u < u1; ++u) {
+    const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+    const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
+#pragma GCC unroll 8
+    for (int j = 0; j < F::P; ++j) {
+      const vf wv = fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv);
+      for (int r = 0; r < R; ++r) {
+        const float* xr =
+            a.xp + size_t(m0 + r) * qmm_xp_stride(K) + size_t(u) * F::U + j * VL;
+        acc[r][0] = fmadd(loadf(xr), wv, acc[r][0]);
+      }
+    }
+  }
+}
+
+template <int BITS, int GS, int R>
+void block(const QmmArgs& a, int m0, int n0, int n1) {
+  using F = Unit<BITS>;
+  const int K = a.K, NU = K / F::U;
+  if constexpr (R <= QMM_FOLD_ROWS) {
+    constexpr int NR = R == 1 ? QMM_FOLD_NR : QMM_FOLD_NR2;
+    int n = n0;
+    for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR>(a, m0, n);
+    for (; n < n1; ++n) tile_fold<BITS, GS, R, 1>(a, m0, n);
+  } else {
+    // K in chunks of QMM_KC values over CB columns at a time, so that the R activation rows'
+    // chunk stays in L1 while CB weight rows stream past it (partial sums kept in part)
+    constexpr int CB = 16;
+    constexpr int KCU = QMM_KC / F::U > 0 ? QMM_KC / F::U : 1;
+    vf part[CB][R][1];
+    for (int nb = n0; nb < n1; nb += CB) {
+      const int ne = n1 < nb + CB ? n1 : nb + CB;
+      for (int u0 = 0; u0 < NU || u0 == 0; u0 += KCU) {
+        const int u1 = NU < u0 + KCU ? NU : u0 + KCU;
+        for (int n = nb; n < ne; ++n) {
+          if (u0 == 0)
+            for (int r = 0; r < R; ++r) part[n - nb][r][0] = vf{};
+          tile_deq<BITS, GS, R>(a, m0, n, u0, u1, part[n - nb]);
+        }
+      }
+      for (int n = nb; n < ne; ++n) {
+        store_sums<R, 1>(a, m0, n, part[n - nb]);
+        if (NU * F::U < K)
+          for (int r = 0; r < R; ++r)
+            a.out[size_t(m0 + r) * a.N + n] += tail<BITS>(a, m0 + r, n, NU * F::U);
+      }
     }
   }
 }
@@ -161,7 +383,26 @@ void dispatch_gs(const QmmArgs& a, int n0, int n1) {
   }
 }
 
-#if QMM_VL == 8
+template <int BITS>
+void permute_x(const QmmArgs& a, float* xp) {
+  using F = Unit<BITS>;
+  const int NU = a.K / F::U, ld = qmm_xp_stride(a.K);
+  for (int m = 0; m < a.M; ++m) {
+    const float* x = a.x + size_t(m) * a.K;
+    float* o = xp + size_t(m) * ld;
+    if (!F::STRIDED) {
+      std::memcpy(o, x, sizeof(float) * a.K);
+      continue;
+    }
+    for (int u = 0; u < NU; ++u)
+      for (int j = 0; j < F::P; ++j)
+        for (int i = 0; i < VL; ++i)
+          o[u * F::U + j * VL + i] = x[u * F::U + i * F::P + j];
+    for (int k = NU * F::U; k < a.K; ++k) o[k] = x[k];
+  }
+}
+
+#if QMM_X == 8
 // 4-bit weights times int8 activations (see QmmArgs::xq): 32 values per maddubs.
 template <int GS, int R>
 void block_i8(const QmmArgs& a, int m0, int n0, int n1) {
@@ -219,7 +460,7 @@ void rows_i8(const QmmArgs& a, int n0, int n1) {
 
 }  // namespace
 
-#if QMM_VL == 8
+#if QMM_X == 8
 void qmm_avx2_int8(const QmmArgs& a, int n0, int n1) {
   switch (a.group_size) {
     case 32:
@@ -234,6 +475,13 @@ void qmm_avx2_int8(const QmmArgs& a, int n0, int n1) {
   }
 }
 #endif
+
+void QMM_PREP(const QmmArgs& a, float* xp) {
+  if (a.bits == 4)
+    permute_x<4>(a, xp);
+  else
+    permute_x<8>(a, xp);
+}
 
 void QMM_ENTRY(const QmmArgs& a, int n0, int n1) {
   if (a.bits == 4)

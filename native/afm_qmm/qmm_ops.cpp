@@ -5,8 +5,10 @@
 #include <cmath>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -22,6 +24,7 @@ namespace afm {
 namespace {
 
 using Kernel = void (*)(const QmmArgs&, int, int);
+using Prep = void (*)(const QmmArgs&, float*);
 
 bool cpu_has(Isa isa) {
 #ifdef QMM_X86
@@ -89,6 +92,15 @@ Kernel kernel_for(Isa isa, int bits) {
   return qmm_portable;
 }
 
+Prep prep_for(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_avx512) return qmm_avx512_prep;
+  if (kernel == qmm_avx2) return qmm_avx2_prep;
+  if (kernel == qmm_avx2_int8) return nullptr;
+#endif
+  return qmm_portable_prep;
+}
+
 int env_threads() {
   const char* env = std::getenv("AFM_QMM_THREADS");
   int n = env ? std::atoi(env) : 0;
@@ -98,7 +110,10 @@ int env_threads() {
 
 std::atomic<int> g_threads{0};
 
-// Workers sleep on a condition variable between calls; the calling thread takes part.
+// Workers sleep on a condition variable between calls; the calling thread takes part. Tasks
+// are claimed one at a time from a counter that carries the call's generation, and the caller
+// waits for the tasks to be done, not for the helpers: a helper that wakes late (its core busy
+// with other work) finds nothing left to claim, and the caller never waits on it.
 class Pool {
  public:
   ~Pool() {
@@ -118,25 +133,41 @@ class Pool {
       return;
     }
     grow(helpers);
-    next_.store(0);
+    uint64_t gen;
     {
       std::lock_guard<std::mutex> lk(mu_);
+      gen = ++generation_;
       job_ = &fn;
       ntasks_ = ntasks;
       active_ = helpers;
-      remaining_ = helpers;
-      ++generation_;
+      done_.store(0);
+      next_.store(gen << 32);
     }
     cv_.notify_all();
-    work();
-    std::unique_lock<std::mutex> lk(mu_);
-    done_cv_.wait(lk, [&] { return remaining_ == 0; });
-    job_ = nullptr;
+    work(gen, &fn, ntasks);
+    for (int spin = 0; spin < 64 && done_.load(std::memory_order_acquire) < ntasks; ++spin)
+      std::this_thread::yield();
+    if (done_.load(std::memory_order_acquire) < ntasks) {
+      std::unique_lock<std::mutex> lk(mu_);
+      done_cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) >= ntasks; });
+    }
   }
 
  private:
-  void work() {
-    for (int i = next_.fetch_add(1); i < ntasks_; i = next_.fetch_add(1)) (*job_)(i);
+  // Runs tasks of generation gen until none is left; fn is used only after a claim succeeds,
+  // so only while its call is still waiting for that task.
+  void work(uint64_t gen, const std::function<void(int)>* fn, int ntasks) {
+    uint64_t c = next_.load();
+    for (;;) {
+      if ((c >> 32) != gen || int(c & 0xffffffffu) >= ntasks) return;
+      if (!next_.compare_exchange_weak(c, c + 1)) continue;
+      (*fn)(int(c & 0xffffffffu));
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == ntasks) {
+        std::lock_guard<std::mutex> lk(mu_);
+        done_cv_.notify_one();
+      }
+      c = next_.load();
+    }
   }
 
   void grow(int n) {
@@ -147,19 +178,19 @@ class Pool {
   }
 
   void loop(int id) {
-    long seen = 0;
+    uint64_t seen = 0;
     for (;;) {
+      const std::function<void(int)>* fn;
+      int ntasks;
       {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return stop_ || (generation_ != seen && id < active_); });
         if (stop_) return;
         seen = generation_;
+        fn = job_;
+        ntasks = ntasks_;
       }
-      work();
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        if (--remaining_ == 0) done_cv_.notify_one();
-      }
+      work(seen, fn, ntasks);
     }
   }
 
@@ -167,9 +198,10 @@ class Pool {
   std::condition_variable cv_, done_cv_;
   std::vector<std::thread> workers_;
   const std::function<void(int)>* job_ = nullptr;
-  std::atomic<int> next_{0};
-  int ntasks_ = 0, active_ = 0, remaining_ = 0;
-  long generation_ = 0;
+  std::atomic<uint64_t> next_{0};
+  std::atomic<int> done_{0};
+  int ntasks_ = 0, active_ = 0;
+  uint64_t generation_ = 0;
   bool stop_ = false;
 };
 
@@ -198,10 +230,16 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
       for (int k = 0; k < a.group_size; ++k) s += p[k];
       xsum[size_t(m) * G + g] = s;
     }
+  QmmArgs ai = a;
+  std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
+  if (Prep prep = prep_for(kernel)) {
+    xp.reset(new float[size_t(a.M) * qmm_xp_stride(a.K)]);
+    prep(a, xp.get());
+    ai.xp = xp.get();
+  }
 #ifdef QMM_X86
   std::vector<int8_t> xq;
   std::vector<float> xd;
-  QmmArgs ai = a;
   if (kernel == qmm_avx2_int8) {  // round x to int8 per 32 values, nibble order
     xq.resize(size_t(a.M) * a.K);
     xd.resize(size_t(a.M) * (a.K / 32));
@@ -220,10 +258,8 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
     ai.xq = xq.data();
     ai.xd = xd.data();
   }
-  const QmmArgs& args = ai;
-#else
-  const QmmArgs& args = a;
 #endif
+  const QmmArgs& args = ai;
   const double work = double(a.N) * a.K * (a.M + 4);  // weight unpacking costs ~4 rows
   int threads = num_threads();
   if (work < 1.5e6) threads = 1;  // waking threads costs more than it saves

@@ -1,0 +1,141 @@
+// Standalone check and timing of one kernel build, outside MLX and Python (not part of the
+// module). Checks out = x @ dequantize(w).T against a double-precision reference (the
+// tolerance of tests/test_qkernels.py: |out - ref| <= 2e-5 * sum|x * w|), or times one thread
+// by its CPU time (the best of 60 short runs: steady on a shared machine).
+//
+// Build (from the repository root; KERNEL one of qmm_avx2 qmm_avx512 qmm_portable, with that
+// file and its -m flags), e.g.
+//   g++ -O2 -std=c++17 -mavx2 -mfma -Inative/afm_qmm -DKERNEL=qmm_avx2
+//       native/afm_qmm/check_kernels.cpp native/afm_qmm/qmm_avx2.cpp -o /tmp/qmm_check
+// A QMM_VEC_ONLY build of a wider kernel checks AVX-512's lane logic on an AVX2 CPU: a file
+// /tmp/v16.cpp holding the five lines "#define QMM_VL 16", "#define QMM_VEC_ONLY 1",
+// "#define QMM_ENTRY qmm_v16", "#define QMM_PREP qmm_v16_prep" and '#include "qmm_kernel.h"',
+// built as above with -DKERNEL=qmm_v16 and /tmp/v16.cpp in place of qmm_avx2.cpp.
+// Run: /tmp/qmm_check check      (every bits / group size / row count on odd shapes)
+//      /tmp/qmm_check time N K M BITS [GS]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "qmm_api.h"
+
+#ifndef KERNEL
+#error "define KERNEL (e.g. -DKERNEL=qmm_avx2)"
+#endif
+#define QMM_CAT2(a, b) a##b
+#define QMM_CAT(a, b) QMM_CAT2(a, b)
+void KERNEL(const QmmArgs& a, int n0, int n1);
+void QMM_CAT(KERNEL, _prep)(const QmmArgs& a, float* xp);
+
+namespace {
+
+struct Case {
+  int N, K, M, bits, gs;
+  std::vector<uint32_t> w;
+  std::vector<float> s, b, x, xs, out, xp;
+  QmmArgs a{};
+
+  Case(int N_, int K_, int M_, int bits_, int gs_) : N(N_), K(K_), M(M_), bits(bits_), gs(gs_) {
+    const int G = K / gs;
+    w.resize(size_t(N) * K * bits / 32);
+    for (auto& v : w) v = uint32_t(rand()) * 2654435761u ^ uint32_t(rand());
+    s.resize(size_t(N) * G);
+    b.resize(size_t(N) * G);
+    x.resize(size_t(M) * K);
+    for (auto& v : s) v = 0.005f + 0.02f * (rand() / float(RAND_MAX));
+    for (auto& v : b) v = -0.1f + 0.05f * (rand() / float(RAND_MAX));
+    for (auto& v : x) v = rand() / float(RAND_MAX) - 0.5f;
+    xs.resize(size_t(M) * G);
+    for (int m = 0; m < M; ++m)
+      for (int g = 0; g < G; ++g) {
+        float t = 0.f;
+        for (int k = 0; k < gs; ++k) t += x[size_t(m) * K + g * gs + k];
+        xs[size_t(m) * G + g] = t;
+      }
+    out.resize(size_t(M) * N);
+    xp.resize(size_t(M) * qmm_xp_stride(K));
+    a = QmmArgs{x.data(), w.data(), s.data(), b.data(), xs.data(), out.data(), M, N, K, gs, bits};
+  }
+
+  void run() {
+    QMM_CAT(KERNEL, _prep)(a, xp.data());
+    a.xp = xp.data();
+    KERNEL(a, 0, N);
+  }
+
+  double worst() const {  // max |out - ref| / sum|x * w|
+    const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
+    const int G = K / gs;
+    double bad = 0;
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double ref = 0, mag = 0;
+        for (int k = 0; k < K; ++k) {
+          const size_t i = size_t(n) * K + k;
+          const int q = bits == 8 ? wb[i] : (wb[i >> 1] >> ((i & 1) * 4)) & 15;
+          const double wv = double(s[size_t(n) * G + k / gs]) * q + b[size_t(n) * G + k / gs];
+          ref += wv * x[size_t(m) * K + k];
+          mag += std::fabs(wv * x[size_t(m) * K + k]);
+        }
+        bad = std::max(bad, std::fabs(out[size_t(m) * N + n] - ref) / mag);
+      }
+    return bad;
+  }
+};
+
+double cpu_s() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && !std::strcmp(argv[1], "check")) {
+    int cases = 0, fails = 0;
+    for (int bits : {4, 8})
+      for (int gs : {32, 64, 128})
+        for (int M : {1, 2, 3, 5, 8, 13, 32})
+          for (int shape = 0; shape < 3; ++shape) {
+            const int N = shape == 0 ? 13 : shape == 1 ? 40 : 7;
+            const int K = shape == 0 ? gs * 3 : shape == 1 ? 512 : gs * 5;
+            Case c(N, K, M, bits, gs);
+            c.run();
+            const double bad = c.worst();
+            ++cases;
+            if (!(bad <= 2e-5)) {
+              ++fails;
+              printf("FAIL N=%d K=%d M=%d bits=%d gs=%d: %.2e\n", N, K, M, bits, gs, bad);
+            }
+          }
+    printf("%d cases, %d failed\n", cases, fails);
+    return fails ? 1 : 0;
+  }
+  if (argc >= 6 && !std::strcmp(argv[1], "time")) {
+    Case c(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc > 6 ? atoi(argv[6]) : 64);
+    c.run();
+    double best = 1e9;
+    for (int rep = 0; rep < 60; ++rep) {
+      int n = 0;
+      const double t0 = cpu_s();
+      double t;
+      do {
+        c.run();
+        ++n;
+        t = cpu_s() - t0;
+      } while (t < 0.005);
+      best = std::min(best, t / n);
+    }
+    const double us = best * 1e6, bytes = c.w.size() * 4.0 + c.s.size() * 8.0;
+    printf("N=%d K=%d rows=%d bits=%d gs=%d: %.1f us, %.2f GB/s of weights, %.1f GFLOP/s\n",
+           c.N, c.K, c.M, c.bits, c.gs, us, bytes / us / 1e3, 2.0 * c.M * c.N * c.K / us / 1e3);
+    return 0;
+  }
+  fprintf(stderr, "usage: %s check | time N K M BITS [GS]\n", argv[0]);
+  return 2;
+}
