@@ -198,6 +198,19 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
                      f"instead of {_mib(choice.float32_bytes)} as float32")
 
 
+def use_parallel_matmuls(model: nn.Module, choice: WeightsChoice) -> None:
+    """After :func:`apply`: float32 weights on the CPU get the parallel matmul
+    (``engine.parallel_linear``); the choice's reason says so."""
+    if choice.weights != "float32" or not _is_cpu():
+        return
+    from engine import parallel_linear, qkernels
+
+    count = parallel_linear.use_parallel_matmuls(model)
+    if count:
+        choice.reason += (f"; float32 matmuls split over {qkernels.num_threads()} threads "
+                          f"({count} layers)")
+
+
 def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
     """Apply the policy to a freshly loaded ``model``; logs one line saying what and why."""
     if mode not in MODES:

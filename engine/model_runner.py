@@ -60,6 +60,8 @@ class ModelRunner:
         else:
             model, tokenizer = mlx_load(config.model)[:2]
             self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
+            # not when sharded: the ranks already share the cores
+            cpu_weights.use_parallel_matmuls(model, self.weights_choice)
         self.model = model
         self.tokenizer = tokenizer
         args = getattr(model, "args", None)

@@ -72,6 +72,11 @@ def set_num_threads(n: int) -> None:
         _ext.set_num_threads(n)
 
 
+def num_threads() -> int:
+    """Threads per kernel call (0 without the extension)."""
+    return int(_ext.num_threads()) if _ext else 0
+
+
 def supports(group_size: int, bits: int, mode: str = "affine") -> bool:
     """Whether the kernel handles this quantization (and the extension is present)."""
     return (

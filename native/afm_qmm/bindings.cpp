@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "qmm_ops.h"
+#include "sgemm_ops.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -26,4 +27,11 @@ NB_MODULE(_afm_qmm, m) {
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
   m.def("set_num_threads", &afm::set_num_threads, "n"_a, "Threads per call; <= 0 resets.");
   m.def("num_threads", &afm::num_threads, "Threads per call.");
+  m.def("has_sgemm", &afm::has_sgemm, "Whether a cblas_sgemm is loaded in this process.");
+  m.def(
+      "matmul_nt",
+      &afm::matmul_nt,
+      "x"_a,
+      "w"_a,
+      "x @ w.T in float32 on the CPU, blocks of output columns over the thread pool.");
 }

@@ -293,6 +293,10 @@ int num_threads() {
   return n > 0 ? n : env_threads();
 }
 
+void parallel_for(int ntasks, int nthreads, const std::function<void(int)>& fn) {
+  pool().run(ntasks, nthreads, fn);
+}
+
 mx::array quantized_matmul(
     const mx::array& x,
     const mx::array& w,

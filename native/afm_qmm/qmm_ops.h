@@ -1,6 +1,7 @@
 // MLX op and primitive: out = x @ dequantize(w, scales, biases).T on the CPU.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ std::vector<std::string> supported_isas();  // exact float paths, best first
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
+// Runs fn(0..ntasks-1) on the kernel's thread pool (the caller takes part), at most nthreads.
+void parallel_for(int ntasks, int nthreads, const std::function<void(int)>& fn);
 
 class QuantizedMatmulCPU : public mx::Primitive {
  public:

@@ -1,0 +1,105 @@
+// Float32 matmul over the pool: each task is one cblas_sgemm on a block of output columns.
+//
+// Threaded BLAS libraries split a matmul statically and wait at a barrier for every thread, so
+// one thread descheduled by other work (the server's HTTP side shares the cores) stalls the
+// whole call. Here every block is a single-threaded sgemm claimed from the pool's counter: a
+// helper that is late leaves its blocks to the caller, so a busy core costs its share of the
+// work, not a stall. cblas_sgemm is looked up at run time (dlsym), so the module loads without
+// a BLAS; has_sgemm() tells the Python side whether this path can run.
+#include "sgemm_ops.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "mlx/allocator.h"
+#include "mlx/backend/cpu/encoder.h"
+#include "qmm_ops.h"
+
+namespace afm {
+
+namespace {
+
+enum { kRowMajor = 101, kNoTrans = 111, kTrans = 112 };
+using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
+                       float, float*, int);
+
+Sgemm sgemm_fn() {
+  static Sgemm fn = reinterpret_cast<Sgemm>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+  return fn;
+}
+
+void run_sgemm(const float* x, const float* w, float* out, int M, int N, int K) {
+  Sgemm sgemm = sgemm_fn();
+  int threads = num_threads();
+  const double work = double(M) * N * K;
+  if (work < 2.5e5) threads = 1;  // waking a helper costs more than it saves
+  // ~4 blocks per thread so a late helper's share is picked up in small pieces
+  int nb = (N + 4 * threads - 1) / (4 * threads);
+  nb = std::max(64, (nb + 15) / 16 * 16);
+  if (threads == 1) nb = N;
+  const int ntasks = (N + nb - 1) / nb;
+  parallel_for(ntasks, threads, [&](int t) {
+    const int n0 = t * nb, n = std::min(N, n0 + nb) - n0;
+    sgemm(kRowMajor, kNoTrans, kTrans, M, n, K, 1.0f, x, K, w + size_t(n0) * K, K, 0.0f,
+          out + n0, N);
+  });
+}
+
+}  // namespace
+
+bool has_sgemm() {
+  return sgemm_fn() != nullptr;
+}
+
+mx::array matmul_nt(const mx::array& x, const mx::array& w) {
+  if (!has_sgemm()) throw std::runtime_error("afm sgemm: no cblas_sgemm in this process");
+  if (x.dtype() != mx::float32 || w.dtype() != mx::float32)
+    throw std::invalid_argument("afm sgemm: x and w must be float32");
+  if (x.ndim() < 1 || w.ndim() != 2 || x.shape(-1) != w.shape(1))
+    throw std::invalid_argument("afm sgemm: x must be [..., K] and w [N, K]");
+  const int K = x.shape(-1), N = w.shape(0);
+  auto s = mx::default_stream(mx::Device::cpu);
+  auto row_major = [&](const mx::array& a) {
+    return a.is_available() && a.flags().row_contiguous ? a : mx::contiguous(a, false, s);
+  };
+  auto x2 = row_major(x.ndim() == 2 ? x : mx::reshape(x, {-1, K}, s));
+  auto out = mx::array({x2.shape(0), N}, mx::float32, std::make_shared<ParallelSgemmCPU>(s),
+                       {x2, row_major(w)});
+  if (x.ndim() == 2) return out;
+  auto out_shape = x.shape();
+  out_shape.back() = N;
+  return mx::reshape(out, out_shape, s);
+}
+
+void ParallelSgemmCPU::eval_cpu(
+    const std::vector<mx::array>& inputs,
+    std::vector<mx::array>& outputs) {
+  auto& x = inputs[0];
+  auto& w = inputs[1];
+  auto& out = outputs[0];
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  const int M = x.shape(0), K = x.shape(1), N = w.shape(0);
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  enc.set_input_array(x);
+  enc.set_input_array(w);
+  enc.set_output_array(out);
+  const float* xp = x.data<float>();
+  const float* wp = w.data<float>();
+  float* op = out.data<float>();
+  enc.dispatch([xp, wp, op, M, N, K]() {
+    if (M == 0 || N == 0) return;
+    if (K == 0) {
+      std::fill(op, op + size_t(M) * N, 0.0f);
+      return;
+    }
+    run_sgemm(xp, wp, op, M, N, K);
+  });
+}
+
+void ParallelSgemmCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmParallelSgemmCPU runs on the CPU only");
+}
+
+}  // namespace afm

@@ -1,0 +1,31 @@
+// MLX op and primitive: out = x @ w.T for float32 on the CPU, split over the kernel's thread
+// pool in blocks of output columns, each block one single-threaded cblas_sgemm call.
+#pragma once
+
+#include "mlx/ops.h"
+#include "mlx/primitives.h"
+
+namespace afm {
+
+namespace mx = mlx::core;
+
+// Whether a cblas_sgemm is visible in the process (AFM preloads MKL or OpenBLAS globally).
+bool has_sgemm();
+
+// x: [..., K] float32; w: [N, K] float32 (a Linear layer's weight).
+mx::array matmul_nt(const mx::array& x, const mx::array& w);
+
+class ParallelSgemmCPU : public mx::Primitive {
+ public:
+  explicit ParallelSgemmCPU(mx::Stream s) : mx::Primitive(s) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmParallelSgemmCPU";
+  }
+  bool is_equivalent(const mx::Primitive&) const override {
+    return true;
+  }
+};
+
+}  // namespace afm
