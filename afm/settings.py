@@ -53,7 +53,7 @@ class Settings:
     default_chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
     raw: bool = False
     # throughput
-    concurrent: int = 8
+    concurrent: int = 16
     queue_timeout: float = 240.0
     prefix_caching: bool = True
     prefix_cache_bytes: int = 512 * MB

@@ -16,7 +16,7 @@ class EngineConfig:
     """
 
     model: str  # local folder or hub id (mlx_lm.load)
-    concurrent: int = 8
+    concurrent: int = 16
     queue_timeout: float = 240.0
     prefix_cache: bool = True
     prefix_cache_bytes: int = 512 * 2**20

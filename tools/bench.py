@@ -511,7 +511,8 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "(greedy like the raw rows unless `--temperature` says otherwise). "
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
            "to the first content delta; ITL = gap between content deltas. Raw engine: "
-           "greedy batched decode steps with a KV cache, no HTTP, same BLAS as afm.", ""]
+           "greedy batched decode steps with a KV cache, no HTTP, same BLAS and load-time "
+           "policy as afm (parallel float32 matmuls).", ""]
     rows = [raw_row(x) for x in r.raw]
     for key in SERVERS:
         rows += [throughput_row(r.labels.get(key, key), w) for w in r.waves.get(key, [])]

@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="extra configuration NAME=K=V,K=V (e.g. "
                         "mkl2-passive=AFM_BLAS=mkl,MKL_NUM_THREADS=2,OMP_WAIT_POLICY=PASSIVE)")
     parser.add_argument("--only", help="comma-separated configuration names to run")
+    parser.add_argument("--hog", action="store_true",
+                        help="keep one core busy with a spinning process the whole run (how "
+                        "each configuration copes when other work takes a core)")
     args = parser.parse_args(argv)
     if args.model is None:
         from modelbuilder import ensure_model
@@ -97,12 +100,18 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = Path(tempfile.mkdtemp(prefix="afm-bench-threads-"))
     raw_runs: dict[str, list[dict[int, float]]] = {k: [] for k in variants}
     srv_runs: dict[str, list[dict[int, float]]] = {k: [] for k in variants}
-    for rnd in range(args.rounds):
-        for name, env in variants.items():
-            raw_runs[name].append(raw(args.model, env, args.batches, args.tokens))
-            srv_runs[name].append(served(args.model, env, args.clients, args.tokens, log_dir))
-            print(f"[threads] round {rnd + 1} {name}: raw {raw_runs[name][-1]} "
-                  f"served {srv_runs[name][-1]}", file=sys.stderr, flush=True)
+    hog = (subprocess.Popen([sys.executable, "-c", "while 1: pass"]) if args.hog else None)
+    try:
+        for rnd in range(args.rounds):
+            for name, env in variants.items():
+                raw_runs[name].append(raw(args.model, env, args.batches, args.tokens))
+                srv_runs[name].append(served(args.model, env, args.clients, args.tokens,
+                                             log_dir))
+                print(f"[threads] round {rnd + 1} {name}: raw {raw_runs[name][-1]} "
+                      f"served {srv_runs[name][-1]}", file=sys.stderr, flush=True)
+    finally:
+        if hog is not None:
+            hog.kill()
 
     def med(runs: list[dict[int, float]], key: int) -> float:
         return statistics.median(r[key] for r in runs)
@@ -121,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                                                else ""))
         rows.append(cells)
     print(f"\nMedian of {args.rounds} interleaved rounds, {args.tokens} tokens; tok/s "
-          f"(ratio to {base}). Server logs in {log_dir}.\n")
+          f"(ratio to {base})" + ("; one core kept busy by a spinning process" if args.hog
+                                  else "") + f". Server logs in {log_dir}.\n")
     print(md_table(header, rows))
     return 0
 

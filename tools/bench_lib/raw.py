@@ -1,5 +1,8 @@
 """Raw engine speed: batched decode steps with a KV cache, no HTTP. Prints one JSON line.
 
+The model gets what the engine does at load (the CPU weight policy and the parallel float32
+matmul); ``AFM_PARALLEL_MATMUL=0`` measures without the latter.
+
 Run in a fresh interpreter (the BLAS must load before MLX)::
 
     python tools/bench_lib/raw.py --model PATH --batch 1 8 --tokens 128 [--prompt-tokens 32]
@@ -56,11 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     info = blas_report()
     from mlx_lm import load
 
+    from engine import cpu_weights
+
     model, _ = load(args.model)
+    choice = cpu_weights.apply(model)  # what the engine does at load (issue 14)
+    cpu_weights.use_parallel_matmuls(model, choice)
     decode_tok_s(model, 1, 8, 8)  # warm-up
     rows = [decode_tok_s(model, b, args.tokens, args.prompt_tokens) for b in args.batch]
     blas = {"name": info.name, "path": info.path, "gflops": info.gflops, "fast": info.fast,
-            "threads": info.threads}
+            "threads": info.threads, "weights": choice.reason}
     print(json.dumps({"blas": blas, "rows": rows}))
     return 0
 
