@@ -1,20 +1,21 @@
 """Load a fast BLAS into the process before MLX does, and measure what MLX gets.
 
 MLX's Linux CPU wheel bundles the netlib reference BLAS (~5 GFLOP/s). A library that exports the
-standard ``cblas_*``/``sgemm_`` names, loaded with ``RTLD_GLOBAL`` before the first
-``import mlx.core``, wins symbol resolution over the bundled one, and MLX's matmuls then run at
-100-200 GFLOP/s. Candidates, in order:
+standard ``cblas_*``/``sgemm_`` names, loaded with ``RTLD_GLOBAL`` before the first ``import
+mlx.core``, wins symbol resolution over the bundled one, and MLX's matmuls then run at 100-200
+GFLOP/s. Candidates, in order:
 
 1. ``AFM_BLAS``: a path to a shared library, ``mkl``, ``openblas``, or ``reference`` (load nothing);
 2. oneMKL from the PyPI ``mkl`` package (``<prefix>/lib/libmkl_rt.so.*``, a project dependency);
 3. Debian's OpenBLAS (``libopenblas0-pthread`` / ``-openmp`` / ``-serial``).
 
 Threads: the BLAS gets one core less than the machine has, leaving one for the HTTP side and
-tokenizers. On two cores that means single-threaded (MKL's SEQUENTIAL layer): measured on a
-2-core EPYC, a threaded MKL decodes ~15% faster when nothing else runs, but collapses (340 -> 15-100
-tok/s at batch 8) as soon as another thread or process competes for a core, because OpenMP
-barriers wait on a descheduled worker. ``MKL_NUM_THREADS``, ``MKL_THREADING_LAYER`` and
-``OPENBLAS_NUM_THREADS`` set by the user are respected.
+tokenizers (where that leaves it one thread, ``engine.parallel_linear`` spreads float32 matmuls over
+every core in blocks instead, without a barrier). On two cores that means single-threaded (MKL's
+SEQUENTIAL layer): measured on a 2-core EPYC, a threaded MKL decodes ~15% faster when nothing else
+runs, but collapses (340 -> 15-100 tok/s at batch 8) as soon as another thread or process competes
+for a core, because OpenMP barriers wait on a descheduled worker. ``MKL_NUM_THREADS``,
+``MKL_THREADING_LAYER`` and ``OPENBLAS_NUM_THREADS`` set by the user are respected.
 
 On macOS nothing is loaded: MLX runs on Metal and links Accelerate.
 """
@@ -206,6 +207,11 @@ def preload_fast_blas() -> BlasInfo:
     if errors:
         note += "; " + "; ".join(errors)
     _loaded = BlasInfo("reference", None, None, False, note=note)
+    return _loaded
+
+
+def loaded() -> BlasInfo | None:
+    """What :func:`preload_fast_blas` chose in this process (None before it ran)."""
     return _loaded
 
 

@@ -1,16 +1,18 @@
 """Float32 linear layers whose matmuls use every core without a threaded BLAS (issue 14).
 
 The engine runs its BLAS single-threaded (``engine.blas``): a threaded BLAS splits each matmul
-statically and waits for every thread at a barrier, so when another thread (the HTTP side)
-takes a core the whole call stalls. The native extension (``engine._afm_qmm``) adds
-``matmul_nt``: ``x @ w.T`` cut into blocks of output columns, each one single-threaded
-``cblas_sgemm`` (the BLAS AFM preloaded) claimed from the kernel's thread pool, where a late
-helper leaves its blocks to the caller. :func:`use_parallel_matmuls` swaps a float32 model's
-``nn.Linear`` layers (and a tied embedding's LM head) for ones calling it, on CPU devices.
+statically and waits for every thread at a barrier, so when another thread (the HTTP side) takes a
+core the whole call stalls. The native extension (``engine._afm_qmm``) adds ``matmul_nt``: ``x @
+w.T`` cut into blocks of output columns, each one single-threaded ``cblas_sgemm`` (the BLAS AFM
+preloaded) claimed from the kernel's thread pool, where a late helper leaves its blocks to the
+caller. :func:`use_parallel_matmuls` swaps a float32 model's ``nn.Linear`` layers (and a tied
+embedding's LM head) for ones calling it, on CPU devices.
 
-``AFM_PARALLEL_MATMUL=0`` turns it off; ``AFM_QMM_THREADS`` sets the threads (default: all
-cores). Each output value is the same dot product BLAS computes for the whole matrix, so outputs
-match ``x @ w.T`` to float rounding.
+It runs only where the BLAS AFM preloaded is single-threaded (``engine.blas``: two cores, or
+``MKL_NUM_THREADS=1``); where the BLAS has threads of its own (more cores, or a user's setting)
+those are used instead. ``AFM_PARALLEL_MATMUL=0`` turns it off; ``AFM_QMM_THREADS`` sets the threads
+(default: all cores). Each output value is the same dot product BLAS computes for the whole matrix,
+so outputs match ``x @ w.T`` to float rounding.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_map_with_path
 
-from engine import qkernels
+from engine import blas, qkernels
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,11 @@ def available() -> str | None:
         return f"native extension not loaded ({qkernels.unavailable_reason() or 'not built'})"
     if not hasattr(ext, "matmul_nt") or not ext.has_sgemm():
         return "no cblas_sgemm loaded (no fast BLAS)"
+    info = blas.loaded()
+    if info is None or not info.fast:
+        return "no fast BLAS preloaded by AFM"
+    if info.threads is not None and info.threads > 1:
+        return f"the BLAS runs {info.threads} threads itself"
     if ext.num_threads() < 2:
         return "one thread"
     return None
