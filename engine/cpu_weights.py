@@ -211,6 +211,17 @@ def use_parallel_matmuls(model: nn.Module, choice: WeightsChoice) -> None:
                           f"({count} layers)")
 
 
+def use_native_ops(choice: WeightsChoice) -> None:
+    """On the CPU, route RMSNorm, RoPE and decode attention through the native ops
+    (``engine.fast_ops``, process-wide); the choice's reason says so."""
+    if not _is_cpu():
+        return
+    from engine import fast_ops
+
+    if fast_ops.install():
+        choice.reason += "; RMSNorm, RoPE and decode attention as native CPU ops"
+
+
 def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
     """Apply the policy to a freshly loaded ``model``; logs one line saying what and why."""
     if mode not in MODES:

@@ -27,7 +27,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from engine.bert import BertConfig, BertModel
-from engine.cpu_weights import WeightsChoice, use_parallel_matmuls
+from engine.cpu_weights import WeightsChoice, use_native_ops, use_parallel_matmuls
 from engine.cpu_weights import apply as apply_cpu_weights
 
 BUILTIN_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -254,6 +254,7 @@ class EmbeddingModel:
         model.load_hf_weights(_load_weights(transformer_dir))
         weights_choice = apply_cpu_weights(model, cpu_weights, what=model_id)
         use_parallel_matmuls(model, weights_choice)
+        use_native_ops(weights_choice)
         embedder = cls(
             model_id,
             model,

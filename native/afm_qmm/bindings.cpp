@@ -1,8 +1,10 @@
 // Python module engine._afm_qmm (nanobind, sharing MLX's array type through the "mlx" domain).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "fast_ops.h"
 #include "qmm_ops.h"
 #include "sgemm_ops.h"
 
@@ -34,4 +36,10 @@ NB_MODULE(_afm_qmm, m) {
       "x"_a,
       "w"_a,
       "x @ w.T in float32 on the CPU, blocks of output columns over the thread pool.");
+  m.def("rms_norm", &afm::rms_norm, "x"_a, "weight"_a.none(), "eps"_a,
+        "mx.fast.rms_norm as one CPU primitive (float32).");
+  m.def("rope", &afm::rope, "x"_a, "dims"_a, "traditional"_a, "base"_a, "scale"_a, "offset"_a,
+        "freqs"_a.none(), "mx.fast.rope as one CPU primitive (float32; offset int32 [] or [B]).");
+  m.def("sdpa", &afm::sdpa, "q"_a, "k"_a, "v"_a, "scale"_a, "mask"_a.none(), "causal"_a,
+        "Scaled dot-product attention as one CPU primitive (float32, GQA, strided K/V).");
 }

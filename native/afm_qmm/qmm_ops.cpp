@@ -280,6 +280,10 @@ std::vector<std::string> supported_isas() {
   return out;
 }
 
+Isa resolve_isa(const std::string& isa) {
+  return resolve(parse_isa(isa));
+}
+
 std::string default_isa() {
   return isa_name(resolve(Isa::Auto));
 }

@@ -26,6 +26,7 @@ mx::array quantized_matmul(
 
 std::vector<std::string> supported_isas();  // exact float paths, best first
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
+Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
 // Runs fn(0..ntasks-1) on the kernel's thread pool (the caller takes part), at most nthreads.

@@ -1,0 +1,137 @@
+"""RMSNorm, RoPE and decode attention as single native ops on MLX's CPU backend.
+
+On a CPU device, ``mx.fast.rms_norm``, ``mx.fast.rope`` and ``mx.fast.scaled_dot_product_attention``
+have no CPU kernels: MLX runs them as graphs of small ops (about 7, 15 and 10 per call, each one a
+dispatch and an allocation), which makes a decode step of a small model mostly overhead (1331
+graph nodes per step on the bench model, 57 of them matmuls). The native extension
+(``engine._afm_qmm``, native/afm_qmm/fast_ops.cpp) has each as one primitive that reads its inputs
+in place through their strides (the KV cache slice is not copied) and splits attention over the
+kernel's thread pool by (batch, KV head), each key and value row read once for all the query
+heads that share it.
+
+:func:`install` routes the three ``mx.fast`` functions through wrappers, process-wide, because
+mlx-lm's models call them there (``nn.RMSNorm``, ``nn.RoPE`` and its scaled variants,
+``mlx_lm.models.base.scaled_dot_product_attention``). A wrapper takes the native op only for
+what it covers: the CPU device, float32 inputs, no explicit stream; RoPE on 3-4-D inputs with an
+integer offset (scalar or one per batch entry); attention on 4-D inputs with at most
+:data:`MAX_QUERY` queries (decode; longer prefills stay on MLX's matmuls), a bool or float
+mask (or ``"causal"``), no attention sinks. Anything else goes to MLX's own function unchanged.
+Outputs agree with MLX's within float32 rounding (RoPE at large positions within the rounding of
+the angle, ~1e-4; tests/test_fast_ops.py). ``AFM_FAST_OPS=0`` leaves ``mx.fast`` alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import mlx.core as mx
+
+from engine import qkernels
+
+log = logging.getLogger(__name__)
+
+ENV = "AFM_FAST_OPS"
+MAX_QUERY = 16  # attention with more queries (prefill) stays on MLX's matmuls
+
+_ORIGINAL = {
+    "rms_norm": mx.fast.rms_norm,
+    "rope": mx.fast.rope,
+    "scaled_dot_product_attention": mx.fast.scaled_dot_product_attention,
+}
+
+
+def available() -> str | None:
+    """None when the native ops can run in this process, else why not."""
+    if os.environ.get(ENV, "").strip().lower() in ("0", "false", "off", "no"):
+        return f"turned off by {ENV}"
+    ext = qkernels._ext  # noqa: SLF001 - the extension module, when built
+    if ext is None:
+        return f"native extension not loaded ({qkernels.unavailable_reason() or 'not built'})"
+    if not hasattr(ext, "sdpa"):
+        return "native extension predates the fast ops (rebuild it)"
+    return None
+
+
+def installed() -> bool:
+    """Whether ``mx.fast`` currently routes through this module."""
+    return mx.fast.rms_norm is rms_norm
+
+
+def _native(stream: Any, *arrays: mx.array | None) -> bool:
+    return (stream is None and mx.default_device() == mx.cpu
+            and all(a is None or a.dtype == mx.float32 for a in arrays))
+
+
+def rms_norm(x: mx.array, weight: mx.array | None, eps: float, *, stream: Any = None) -> mx.array:
+    """``mx.fast.rms_norm``, native on the CPU for float32."""
+    if (_native(stream, x, weight) and 1 <= x.ndim <= 4
+            and (weight is None or weight.shape == (x.shape[-1],))):
+        return qkernels._ext.rms_norm(x, weight, eps)  # noqa: SLF001
+    return _ORIGINAL["rms_norm"](x, weight, eps, stream=stream)
+
+
+def _offset(offset: int | mx.array, x: mx.array) -> mx.array | None:
+    if isinstance(offset, int):
+        return mx.array(offset, dtype=mx.int32)
+    if not isinstance(offset, mx.array) or not mx.issubdtype(offset.dtype, mx.integer):
+        return None
+    if offset.size == 1 or (x.ndim >= 3 and offset.shape == (x.shape[0],)):
+        return offset if offset.dtype == mx.int32 else offset.astype(mx.int32)
+    return None
+
+
+def rope(a: mx.array, dims: int, *, traditional: bool, base: float | None, scale: float,
+         offset: int | mx.array, freqs: mx.array | None = None, stream: Any = None) -> mx.array:
+    """``mx.fast.rope``, native on the CPU for float32 inputs of 3 or 4 axes."""
+    if (_native(stream, a, freqs) and 3 <= a.ndim <= 4 and dims % 2 == 0
+            and 0 < dims <= a.shape[-1] and (base is None) == (freqs is not None)
+            and (freqs is None or freqs.shape == (dims // 2,))):
+        off = _offset(offset, a)
+        if off is not None:
+            return qkernels._ext.rope(  # noqa: SLF001
+                a, dims, traditional, float(base or 1.0), float(scale), off, freqs)
+    return _ORIGINAL["rope"](a, dims, traditional=traditional, base=base, scale=scale,
+                             offset=offset, freqs=freqs, stream=stream)
+
+
+def scaled_dot_product_attention(q: mx.array, k: mx.array, v: mx.array, *, scale: float,
+                                 mask: None | str | mx.array = None,
+                                 sinks: mx.array | None = None, stream: Any = None,
+                                 **kwargs: Any) -> mx.array:
+    """``mx.fast.scaled_dot_product_attention``, native on the CPU for short float32 queries."""
+    array_mask = mask if isinstance(mask, mx.array) else None
+    if (sinks is None and not kwargs and _native(stream, q, k, v)
+            and q.ndim == 4 and k.ndim == 4 and v.ndim == 4 and q.shape[2] <= MAX_QUERY
+            and (mask is None or (isinstance(mask, str) and mask == "causal") or (
+                array_mask is not None and array_mask.ndim <= 4
+                and array_mask.dtype in (mx.bool_, mx.float32)))):
+        causal = isinstance(mask, str)
+        try:
+            return qkernels._ext.sdpa(q, k, v, float(scale), array_mask, causal)  # noqa: SLF001
+        except ValueError:  # shapes the op does not take (MLX's function says what is wrong)
+            pass
+    return _ORIGINAL["scaled_dot_product_attention"](
+        q, k, v, scale=scale, mask=mask, sinks=sinks, stream=stream, **kwargs)
+
+
+def install(device: mx.Device | None = None) -> bool:
+    """Route ``mx.fast``'s RMSNorm, RoPE and attention through the native ops, when the device
+    is the CPU and :func:`available`. Returns whether they are installed."""
+    device = device or mx.default_device()
+    if device.type != mx.DeviceType.cpu or available() is not None:
+        return installed()
+    if not installed():
+        mx.fast.rms_norm = rms_norm
+        mx.fast.rope = rope
+        mx.fast.scaled_dot_product_attention = scaled_dot_product_attention
+        log.info("native CPU ops: RMSNorm, RoPE and attention (up to %d queries) each one "
+                 "primitive", MAX_QUERY)
+    return True
+
+
+def uninstall() -> None:
+    """Put MLX's own functions back."""
+    for name, fn in _ORIGINAL.items():
+        setattr(mx.fast, name, fn)

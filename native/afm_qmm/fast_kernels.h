@@ -1,0 +1,132 @@
+// Kernels of fast_ops.cpp, compiled once per instruction-set path: fast_portable.cpp (baseline
+// x86-64 or any CPU) and fast_avx2.cpp (-mavx2 -mfma). Plain loops written so the compiler
+// vectorizes them: 8 independent partial sums per dot product, no reassociation needed.
+// Define AFM_FAST_NS before including.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "fast_ops.h"
+
+namespace afm {
+namespace AFM_FAST_NS {
+
+namespace {
+
+inline float dot(const float* a, const float* b, int n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += a[i + l] * b[i + l];
+  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline void axpy(float* y, const float* x, float a, int n) {
+  for (int i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+}  // namespace
+
+void rms_norm_row(const float* x, const float* w, float* y, int d, float eps) {
+  const float inv = 1.0f / std::sqrt(dot(x, x, d) / float(d) + eps);
+  if (w) {
+    for (int i = 0; i < d; ++i) y[i] = (x[i] * inv) * w[i];
+  } else {
+    for (int i = 0; i < d; ++i) y[i] = x[i] * inv;
+  }
+}
+
+// Rotates rows [h][l] of one batch entry; cos_sin: [l_count][dims / 2][2] for its positions.
+// x and y are strided by xs[0] / ys[0] (heads) and xs[1] / ys[1] (positions).
+void rope_rows(const float* x, const int64_t* xs, float* y, const int64_t* ys, int h, int d,
+               int dims, bool traditional, const float* cos_sin, int l_count) {
+  const int half = dims / 2;
+  for (int hi = 0; hi < h; ++hi) {
+    for (int l = 0; l < l_count; ++l) {
+      const float* xr = x + hi * xs[0] + l * xs[1];
+      float* yr = y + hi * ys[0] + l * ys[1];
+      const float* cs = cos_sin + int64_t(l) * half * 2;
+      if (traditional) {
+        for (int i = 0; i < half; ++i) {
+          const float c = cs[2 * i], s = cs[2 * i + 1];
+          const float x1 = xr[2 * i], x2 = xr[2 * i + 1];
+          yr[2 * i] = x1 * c - x2 * s;
+          yr[2 * i + 1] = x1 * s + x2 * c;
+        }
+      } else {
+        for (int i = 0; i < half; ++i) {
+          const float c = cs[2 * i], s = cs[2 * i + 1];
+          const float x1 = xr[i], x2 = xr[i + half];
+          yr[i] = x1 * c - x2 * s;
+          yr[i + half] = x1 * s + x2 * c;
+        }
+      }
+      for (int i = dims; i < d; ++i) yr[i] = xr[i];
+    }
+  }
+}
+
+// One (batch b, kv head g) group: its n_rep query heads x lq queries attend to the group's lk
+// keys; each key and value row is read once for all of them.
+void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strided4* mask,
+            bool mask_bool, bool causal, int b, int g, int n_rep, int lq, int lk, int d, int dv,
+            float scale, float* out, int hq) {
+  const int rows = n_rep * lq;
+  thread_local std::vector<float> scores, acc;
+  scores.resize(size_t(rows) * lk);
+  acc.assign(size_t(rows) * dv, 0.0f);
+  const float* qb = static_cast<const float*>(q.data) + b * q.s[0];
+  const float* kb = static_cast<const float*>(k.data) + b * k.s[0] + g * k.s[1];
+  const float* vb = static_cast<const float*>(v.data) + b * v.s[0] + g * v.s[1];
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  // masked scores, like MLX: the lowest finite value (a fully masked row averages V, no NaN)
+  const float masked = std::numeric_limits<float>::lowest();
+  for (int j = 0; j < lk; ++j) {
+    const float* kj = kb + j * k.s[2];
+    for (int r = 0; r < rows; ++r) {
+      const int h = g * n_rep + r / lq, l = r % lq;
+      const float* qr = qb + h * q.s[1] + l * q.s[2];
+      float s = dot(qr, kj, d) * scale;
+      if (causal && j > l + (lk - lq)) s = masked;
+      if (mask) {
+        const int64_t at = b * mask->s[0] + h * mask->s[1] + l * mask->s[2] + j * mask->s[3];
+        if (mask_bool) {
+          if (!static_cast<const bool*>(mask->data)[at]) s = masked;
+        } else {
+          s += static_cast<const float*>(mask->data)[at];
+        }
+      }
+      scores[size_t(r) * lk + j] = s;
+    }
+  }
+  std::vector<float> inv_sum(rows);
+  for (int r = 0; r < rows; ++r) {
+    float* sr = scores.data() + size_t(r) * lk;
+    float m = neg_inf;
+    for (int j = 0; j < lk; ++j) m = sr[j] > m ? sr[j] : m;
+    float sum = 0.0f;
+    for (int j = 0; j < lk; ++j) {
+      sr[j] = std::exp(sr[j] - m);
+      sum += sr[j];
+    }
+    inv_sum[r] = 1.0f / sum;
+  }
+  for (int j = 0; j < lk; ++j) {
+    const float* vj = vb + j * v.s[2];
+    for (int r = 0; r < rows; ++r) {
+      const float p = scores[size_t(r) * lk + j];
+      if (p != 0.0f) axpy(acc.data() + size_t(r) * dv, vj, p, dv);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    const int h = g * n_rep + r / lq, l = r % lq;
+    float* o = out + ((int64_t(b) * hq + h) * lq + l) * dv;
+    const float* a = acc.data() + size_t(r) * dv;
+    for (int i = 0; i < dv; ++i) o[i] = a[i] * inv_sum[r];
+  }
+}
+
+}  // namespace AFM_FAST_NS
+}  // namespace afm

@@ -1,0 +1,329 @@
+// RMSNorm, RoPE and short-query attention as single MLX primitives on the CPU (fast_ops.h).
+// Inputs are read in place through their strides (a KV cache slice, a transposed query); only
+// a last axis that is not contiguous is copied first. Work is split over the kernel's thread
+// pool when it is large enough to pay for waking a helper.
+#include "fast_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "mlx/allocator.h"
+#include "mlx/backend/cpu/encoder.h"
+#include "qmm_ops.h"
+
+// fast_avx2.cpp is built on x86-64 only (CMakeLists.txt defines AFM_FAST_AVX2 there).
+#ifdef AFM_FAST_AVX2
+#define AFM_AVX2_OR_PORTABLE(f) fast_avx2::f
+#else
+#define AFM_AVX2_OR_PORTABLE(f) fast_portable::f
+#endif
+
+namespace afm {
+
+namespace {
+
+constexpr double kParallelWork = 1 << 17;  // below this, one thread (a wake-up costs more)
+
+bool avx2_path(const std::string& isa) {
+  const Isa i = resolve_isa(isa);
+  return i == Isa::Avx2 || i == Isa::Avx512 || i == Isa::Avx2Int8;
+}
+
+int threads_for(double work) {
+  return work < kParallelWork ? 1 : num_threads();
+}
+
+// A 4-D strided view of `a` (leading axes of size 1 added); `keep` holds a contiguous copy when
+// the last axis is strided, so kernels always see unit stride there.
+Strided4 view4(const mx::array& a, std::vector<float>& keep, bool unit_last = true) {
+  Strided4 v{};
+  const int nd = int(a.ndim());
+  int64_t shape[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 4; ++i) v.s[i] = 0;
+  for (int i = 0; i < nd; ++i) {
+    shape[4 - nd + i] = a.shape(i);
+    v.s[4 - nd + i] = a.strides()[i];
+  }
+  v.data = a.data<void>();
+  if (!unit_last || nd == 0 || v.s[3] == 1 || shape[3] == 1 || a.dtype() != mx::float32)
+    return v;
+  keep.resize(size_t(shape[0] * shape[1] * shape[2] * shape[3]));
+  const float* src = a.data<float>();
+  size_t at = 0;
+  for (int64_t i0 = 0; i0 < shape[0]; ++i0)
+    for (int64_t i1 = 0; i1 < shape[1]; ++i1)
+      for (int64_t i2 = 0; i2 < shape[2]; ++i2)
+        for (int64_t i3 = 0; i3 < shape[3]; ++i3)
+          keep[at++] = src[i0 * v.s[0] + i1 * v.s[1] + i2 * v.s[2] + i3 * v.s[3]];
+  v.data = keep.data();
+  v.s[3] = 1;
+  v.s[2] = shape[3];
+  v.s[1] = shape[2] * shape[3];
+  v.s[0] = shape[1] * shape[2] * shape[3];
+  return v;
+}
+
+void check_f32(const mx::array& a, const char* what) {
+  if (a.dtype() != mx::float32)
+    throw std::invalid_argument(std::string("afm fast ops: ") + what + " must be float32");
+}
+
+// Arrays captured by a dispatched task: data without the graph (MLX's own CPU ops do the same).
+mx::array weak(const mx::array& a) {
+  return mx::array::unsafe_weak_copy(a);
+}
+
+mx::Stream cpu_stream() {
+  return mx::default_stream(mx::Device::cpu);
+}
+
+}  // namespace
+
+// ---- RMSNorm ---------------------------------------------------------------------------------
+
+mx::array rms_norm(const mx::array& x, const std::optional<mx::array>& w, float eps) {
+  check_f32(x, "x");
+  if (x.ndim() < 1 || x.ndim() > 4) throw std::invalid_argument("afm rms_norm: x must be 1-4-D");
+  std::vector<mx::array> inputs{x};
+  if (w) {
+    check_f32(*w, "weight");
+    if (w->ndim() != 1 || w->shape(0) != x.shape(-1))
+      throw std::invalid_argument("afm rms_norm: weight must be [D]");
+    inputs.push_back(*w);
+  }
+  return mx::array(x.shape(), mx::float32,
+                   std::make_shared<RMSNormCPU>(cpu_stream(), eps, bool(w)), std::move(inputs));
+}
+
+void RMSNormCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
+  auto& x = inputs[0];
+  auto& out = outputs[0];
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  for (auto& a : inputs) enc.set_input_array(a);
+  enc.set_output_array(out);
+  const bool avx2 = avx2_path("auto");
+  const float eps = eps_;
+  enc.dispatch([x = weak(x), w = weak(has_w_ ? inputs[1] : x), has_w = has_w_, out = weak(out),
+                avx2, eps]() mutable {
+    std::vector<float> keep_x, keep_w;
+    const Strided4 xv = view4(x, keep_x);
+    const float* wp = has_w ? static_cast<const float*>(view4(w, keep_w).data) : nullptr;
+    const int d = x.ndim() ? x.shape(-1) : 1;
+    if (d == 0 || x.size() == 0) return;
+    int64_t dims[4] = {1, 1, 1, 1};
+    for (int i = 0; i < int(x.ndim()); ++i) dims[4 - x.ndim() + i] = x.shape(i);
+    const int64_t rows = dims[0] * dims[1] * dims[2];
+    float* op = out.data<float>();
+    auto row = avx2 ? AFM_AVX2_OR_PORTABLE(rms_norm_row) : fast_portable::rms_norm_row;
+    const int threads = threads_for(double(rows) * d);
+    const int64_t per = threads == 1 ? rows : std::max<int64_t>(1, (rows + 4 * threads - 1) / (4 * threads));
+    const int ntasks = int((rows + per - 1) / per);
+    parallel_for(ntasks, threads, [&](int t) {
+      for (int64_t r = t * per; r < std::min(rows, (t + 1) * per); ++r) {
+        const int64_t i0 = r / (dims[1] * dims[2]), i1 = (r / dims[2]) % dims[1], i2 = r % dims[2];
+        const float* xr =
+            static_cast<const float*>(xv.data) + i0 * xv.s[0] + i1 * xv.s[1] + i2 * xv.s[2];
+        row(xr, wp, op + r * d, d, eps);
+      }
+    });
+  });
+}
+
+void RMSNormCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmRMSNormCPU runs on the CPU only");
+}
+
+bool RMSNormCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const RMSNormCPU&>(other);
+  return eps_ == o.eps_ && has_w_ == o.has_w_;
+}
+
+// ---- RoPE ------------------------------------------------------------------------------------
+
+mx::array rope(
+    const mx::array& x,
+    int dims,
+    bool traditional,
+    float base,
+    float scale,
+    const mx::array& offset,
+    const std::optional<mx::array>& freqs) {
+  check_f32(x, "x");
+  if (x.ndim() < 2 || x.ndim() > 4) throw std::invalid_argument("afm rope: x must be 2-4-D");
+  const int d = x.shape(-1);
+  if (dims <= 0 || dims % 2 || dims > d)
+    throw std::invalid_argument("afm rope: dims must be even and at most the last axis");
+  if (offset.dtype() != mx::int32) throw std::invalid_argument("afm rope: offset must be int32");
+  if (!(offset.size() == 1 || (x.ndim() >= 3 && offset.ndim() == 1 && offset.shape(0) == x.shape(0))))
+    throw std::invalid_argument("afm rope: offset must be a scalar or one per batch entry");
+  std::vector<mx::array> inputs{x, mx::reshape(offset, {-1}, cpu_stream())};
+  if (freqs) {
+    check_f32(*freqs, "freqs");
+    if (freqs->ndim() != 1 || freqs->shape(0) != dims / 2)
+      throw std::invalid_argument("afm rope: freqs must be [dims / 2]");
+    inputs.push_back(*freqs);
+  }
+  return mx::array(
+      x.shape(), mx::float32,
+      std::make_shared<RopeCPU>(cpu_stream(), dims, traditional, base, scale, bool(freqs)),
+      std::move(inputs));
+}
+
+void RopeCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  for (auto& a : inputs) enc.set_input_array(a);
+  enc.set_output_array(out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([x = weak(inputs[0]), off = weak(inputs[1]),
+                freqs = weak(has_freqs_ ? inputs[2] : inputs[0]), has_freqs = has_freqs_,
+                out = weak(out), avx2, dims = dims_, traditional = traditional_,
+                base = base_, scale = scale_]() mutable {
+    std::vector<float> keep_x, keep_f;
+    const Strided4 xv = view4(x, keep_x);
+    const int nd = int(x.ndim());
+    int64_t shape[4] = {1, 1, 1, 1};
+    for (int i = 0; i < nd; ++i) shape[4 - nd + i] = x.shape(i);
+    // [L, D] and [B, L, D] have no heads axis: their batch axis is the view's axis 0 or 1
+    int64_t xs_b = xv.s[0], nb = shape[0], nh = shape[1];
+    if (nd == 3) {
+      xs_b = xv.s[1];
+      nb = shape[1];
+      nh = 1;
+    }
+    const int64_t L = shape[2], D = shape[3];
+    if (x.size() == 0) return;
+    const int half = dims / 2;
+    std::vector<float> inv_freq(half);
+    if (has_freqs) {
+      const float* f = static_cast<const float*>(view4(freqs, keep_f).data);
+      for (int i = 0; i < half; ++i) inv_freq[i] = 1.0f / f[i];
+    } else {
+      const float step = -std::log(base) / float(half);
+      for (int i = 0; i < half; ++i) inv_freq[i] = std::exp(float(i) * step);
+    }
+    const int32_t* offs = off.data<int32_t>();
+    const bool per_batch = off.size() > 1;
+    float* op = out.data<float>();
+    auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
+    constexpr int64_t kChunk = 64;  // positions per task (one cos/sin table each)
+    const int64_t chunks = (L + kChunk - 1) / kChunk;
+    const int threads = threads_for(double(nb) * nh * L * D * 4);
+    const int64_t xs[2] = {xv.s[1], xv.s[2]};
+    const int64_t ys[2] = {L * D, D};
+    parallel_for(int(nb * chunks), threads, [&](int t) {
+      const int64_t b = t / chunks, l0 = (t % chunks) * kChunk;
+      const int lc = int(std::min(kChunk, L - l0));
+      thread_local std::vector<float> cs;
+      cs.resize(size_t(lc) * half * 2);
+      const int32_t base_pos = offs[per_batch ? b : 0];
+      for (int l = 0; l < lc; ++l) {
+        const float pos = float(base_pos + l0 + l) * scale;
+        for (int i = 0; i < half; ++i) {
+          const float theta = pos * inv_freq[i];
+          cs[(size_t(l) * half + i) * 2] = std::cos(theta);
+          cs[(size_t(l) * half + i) * 2 + 1] = std::sin(theta);
+        }
+      }
+      const float* xb = static_cast<const float*>(xv.data) + b * xs_b + l0 * xv.s[2];
+      float* yb = op + (b * nh * L + l0) * D;
+      rows(xb, xs, yb, ys, int(nh), int(D), dims, traditional, cs.data(), lc);
+    });
+  });
+}
+
+void RopeCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmRopeCPU runs on the CPU only");
+}
+
+bool RopeCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const RopeCPU&>(other);
+  return dims_ == o.dims_ && traditional_ == o.traditional_ && base_ == o.base_ &&
+      scale_ == o.scale_ && has_freqs_ == o.has_freqs_;
+}
+
+// ---- attention -------------------------------------------------------------------------------
+
+mx::array sdpa(
+    const mx::array& q,
+    const mx::array& k,
+    const mx::array& v,
+    float scale,
+    const std::optional<mx::array>& mask,
+    bool causal) {
+  check_f32(q, "q");
+  check_f32(k, "k");
+  check_f32(v, "v");
+  if (q.ndim() != 4 || k.ndim() != 4 || v.ndim() != 4)
+    throw std::invalid_argument("afm sdpa: q, k, v must be 4-D");
+  const int B = q.shape(0), hq = q.shape(1), lq = q.shape(2), d = q.shape(3);
+  const int hkv = k.shape(1), lk = k.shape(2);
+  if (k.shape(0) != B || v.shape(0) != B || v.shape(1) != hkv || v.shape(2) != lk ||
+      k.shape(3) != d || hkv == 0 || hq % hkv)
+    throw std::invalid_argument("afm sdpa: shapes do not match");
+  if (causal && lq > lk) throw std::invalid_argument("afm sdpa: causal needs Lq <= Lk");
+  std::vector<mx::array> inputs{q, k, v};
+  if (mask) {
+    if (mask->dtype() != mx::bool_ && mask->dtype() != mx::float32)
+      throw std::invalid_argument("afm sdpa: mask must be bool or float32");
+    if (mask->ndim() > 4) throw std::invalid_argument("afm sdpa: mask has more than 4 axes");
+    auto m = *mask;
+    if (m.ndim() < 4) {
+      auto shape = m.shape();
+      shape.insert(shape.begin(), 4 - m.ndim(), 1);
+      m = mx::reshape(m, shape, cpu_stream());
+    }
+    inputs.push_back(mx::broadcast_to(m, {B, hq, lq, lk}, cpu_stream()));
+  }
+  return mx::array({B, hq, lq, v.shape(3)}, mx::float32,
+                   std::make_shared<SdpaCPU>(cpu_stream(), scale, bool(mask), causal),
+                   std::move(inputs));
+}
+
+void SdpaCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  for (auto& a : inputs) enc.set_input_array(a);
+  enc.set_output_array(out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([q = weak(inputs[0]), k = weak(inputs[1]), v = weak(inputs[2]),
+                mask = weak(has_mask_ ? inputs[3] : inputs[0]), has_mask = has_mask_,
+                out = weak(out), avx2,
+                scale = scale_, causal = causal_]() mutable {
+    std::vector<float> keep_q, keep_k, keep_v, keep_m;
+    const Strided4 qv = view4(q, keep_q), kv = view4(k, keep_k), vv = view4(v, keep_v);
+    Strided4 mv{};
+    if (has_mask) mv = view4(mask, keep_m, false);  // read through its strides (broadcast)
+    const int B = q.shape(0), hq = q.shape(1), lq = q.shape(2), d = q.shape(3);
+    const int hkv = k.shape(1), lk = k.shape(2), dv = v.shape(3);
+    if (out.size() == 0) return;
+    float* op = out.data<float>();
+    if (lk == 0) {
+      std::fill(op, op + out.size(), 0.0f);
+      return;
+    }
+    auto attend = avx2 ? AFM_AVX2_OR_PORTABLE(attend) : fast_portable::attend;
+    const int n_rep = hq / hkv;
+    const bool mask_bool = has_mask && mask.dtype() == mx::bool_;
+    const int threads = threads_for(double(B) * hq * lq * lk * (d + dv) * 2);
+    parallel_for(B * hkv, threads, [&](int t) {
+      attend(qv, kv, vv, has_mask ? &mv : nullptr, mask_bool, causal, t / hkv, t % hkv, n_rep,
+             lq, lk, d, dv, scale, op, hq);
+    });
+  });
+}
+
+void SdpaCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmSdpaCPU runs on the CPU only");
+}
+
+bool SdpaCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const SdpaCPU&>(other);
+  return scale_ == o.scale_ && has_mask_ == o.has_mask_ && causal_ == o.causal_;
+}
+
+}  // namespace afm

@@ -1,0 +1,113 @@
+// MLX ops and primitives for the "fast" operations MLX's CPU backend lacks: RMSNorm, RoPE and
+// scaled dot-product attention for short queries (decode). On the CPU, mx.fast.rms_norm, rope
+// and scaled_dot_product_attention fall back to graphs of 7-40 small ops each (one dispatch,
+// one allocation per op); these are one primitive each, float32, strided inputs read in place.
+#pragma once
+
+#include <optional>
+
+#include "mlx/ops.h"
+#include "mlx/primitives.h"
+
+namespace afm {
+
+namespace mx = mlx::core;
+
+// x: [..., D] float32; w: [D] float32 or none. y = x * rsqrt(mean(x^2) + eps) * w.
+mx::array rms_norm(const mx::array& x, const std::optional<mx::array>& w, float eps);
+
+// x: [L, D], [B, L, D] or [B, H, L, D] float32; offset: int32 scalar or [B]; freqs: [dims/2]
+// float32 (then base is unused). Rotates the first `dims` features like mx.fast.rope.
+mx::array rope(
+    const mx::array& x,
+    int dims,
+    bool traditional,
+    float base,
+    float scale,
+    const mx::array& offset,
+    const std::optional<mx::array>& freqs);
+
+// q: [B, Hq, Lq, D]; k: [B, Hkv, Lk, D]; v: [B, Hkv, Lk, Dv]; float32, Hq a multiple of Hkv.
+// mask: bool (keep where true) or float32 (added to the scores), broadcastable to
+// [B, Hq, Lq, Lk]; causal: query i sees keys j <= i + Lk - Lq. Returns [B, Hq, Lq, Dv].
+mx::array sdpa(
+    const mx::array& q,
+    const mx::array& k,
+    const mx::array& v,
+    float scale,
+    const std::optional<mx::array>& mask,
+    bool causal);
+
+// Kernels, one set per instruction-set path (fast_kernels.h, compiled twice).
+struct Strided4 {
+  const void* data;
+  int64_t s[4];  // element strides of a 4-D view
+};
+
+#define AFM_FAST_KERNELS(NS)                                                                 \
+  namespace NS {                                                                             \
+  void rms_norm_row(const float* x, const float* w, float* y, int d, float eps);             \
+  void rope_rows(const float* x, const int64_t* xs, float* y, const int64_t* ys, int h,     \
+                 int d, int dims, bool traditional, const float* cos_sin, int l_count);     \
+  void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strided4* mask, \
+              bool mask_bool, bool causal, int b, int g, int n_rep, int lq, int lk, int d,   \
+              int dv, float scale, float* out, int hq);                                      \
+  }
+AFM_FAST_KERNELS(fast_portable)
+AFM_FAST_KERNELS(fast_avx2)
+
+class RMSNormCPU : public mx::Primitive {
+ public:
+  RMSNormCPU(mx::Stream s, float eps, bool has_w) : mx::Primitive(s), eps_(eps), has_w_(has_w) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmRMSNormCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  float eps_;
+  bool has_w_;
+};
+
+class RopeCPU : public mx::Primitive {
+ public:
+  RopeCPU(mx::Stream s, int dims, bool traditional, float base, float scale, bool has_freqs)
+      : mx::Primitive(s),
+        dims_(dims),
+        traditional_(traditional),
+        base_(base),
+        scale_(scale),
+        has_freqs_(has_freqs) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmRopeCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  int dims_;
+  bool traditional_;
+  float base_, scale_;
+  bool has_freqs_;
+};
+
+class SdpaCPU : public mx::Primitive {
+ public:
+  SdpaCPU(mx::Stream s, float scale, bool has_mask, bool causal)
+      : mx::Primitive(s), scale_(scale), has_mask_(has_mask), causal_(causal) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmSdpaCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  float scale_;
+  bool has_mask_, causal_;
+};
+
+}  // namespace afm

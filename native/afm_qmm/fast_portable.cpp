@@ -1,0 +1,3 @@
+// Fast-op kernels, portable path.
+#define AFM_FAST_NS fast_portable
+#include "fast_kernels.h"

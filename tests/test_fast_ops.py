@@ -1,0 +1,215 @@
+"""Native RMSNorm, RoPE and attention (engine.fast_ops): the same values as MLX's own ``mx.fast``
+functions (their CPU fallback graphs are the reference) on both instruction-set paths, the
+routing of ``mx.fast`` once installed, and a real model's greedy tokens with and without them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import mlx.core as mx
+import pytest
+from mlx_lm import load as mlx_load
+from mlx_lm.models.cache import make_prompt_cache
+
+from engine import fast_ops, qkernels
+from tests.conftest import LiveServer
+
+pytestmark = pytest.mark.skipif(fast_ops.available() is not None,
+                                reason=f"native fast ops unavailable: {fast_ops.available()}")
+
+REF_RMS = fast_ops._ORIGINAL["rms_norm"]  # noqa: SLF001 - MLX's own functions, the reference
+REF_ROPE = fast_ops._ORIGINAL["rope"]  # noqa: SLF001
+REF_SDPA = fast_ops._ORIGINAL["scaled_dot_product_attention"]  # noqa: SLF001
+CPU = mx.Device(mx.cpu)
+ISAS = [i for i in ("avx2", "portable") if i in qkernels.supported_isas()]
+
+
+@pytest.fixture(params=ISAS)
+def isa(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each kernel path in turn (AFM_QMM_ISA is read at every evaluation)."""
+    monkeypatch.setenv("AFM_QMM_ISA", request.param)
+    qkernels.set_num_threads(2)
+    yield request.param
+    qkernels.set_num_threads(0)
+
+
+def _diff(a: mx.array, b: mx.array) -> float:
+    assert a.shape == b.shape and a.dtype == b.dtype == mx.float32
+    return mx.abs(a - b).max().item() if a.size else 0.0
+
+
+def _key(*n: int) -> mx.array:
+    return mx.random.key(sum(v * 7919 ** i for i, v in enumerate(n)) % 2**31)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 5, 512), (2, 1, 96), (4, 2, 3, 64), (0, 64)])
+@pytest.mark.parametrize("weighted", [True, False])
+def test_rms_norm_matches_mlx(isa: str, shape: tuple[int, ...], weighted: bool) -> None:
+    x = mx.random.normal(shape, key=_key(*shape)) * 3
+    w = mx.random.normal((shape[-1],), key=_key(9, *shape)) if weighted else None
+    assert _diff(fast_ops.rms_norm(x, w, 1e-6), REF_RMS(x, w, 1e-6)) <= 1e-5
+
+
+def test_rms_norm_strided_input(isa: str) -> None:
+    x = mx.random.normal((64, 6), key=_key(1)).T  # last axis not contiguous
+    w = mx.random.normal((64,), key=_key(2))
+    assert _diff(fast_ops.rms_norm(x, w, 1e-5), REF_RMS(x, w, 1e-5)) <= 1e-5
+    y = mx.random.normal((5, 8, 3, 32), key=_key(3)).transpose(0, 2, 1, 3)  # q = k.T layout
+    assert _diff(fast_ops.rms_norm(y, None, 1e-5), REF_RMS(y, None, 1e-5)) <= 1e-5
+
+
+OFFSETS = {"int": 0, "big int": 3000, "scalar array": mx.array(17), "per row": mx.array([3, 0, 250])}
+
+
+@pytest.mark.parametrize("offset", list(OFFSETS))
+@pytest.mark.parametrize("traditional", [False, True])
+@pytest.mark.parametrize("shape,dims", [((3, 8, 5, 64), 64), ((3, 4, 1, 128), 96),
+                                        ((3, 7, 32), 32), ((3, 2, 9, 80), 80)])
+def test_rope_matches_mlx(isa: str, offset: str, traditional: bool, shape: tuple[int, ...],
+                          dims: int) -> None:
+    x = mx.random.normal(shape, key=_key(*shape, dims))
+    off = OFFSETS[offset]
+    kw = {"traditional": traditional, "base": 1e6, "scale": 1.0, "offset": off}
+    # float32 angles (position x frequency) differ by their rounding: ~1.2e-7 x position rad
+    top = (off if isinstance(off, int) else int(mx.max(off).item())) + shape[-2]
+    tol = 1e-5 + 2.4e-7 * top
+    assert _diff(fast_ops.rope(x, dims, **kw), REF_ROPE(x, dims, **kw)) <= tol
+
+
+def test_rope_strided_scaled_and_freqs(isa: str) -> None:
+    x = mx.random.normal((1, 11, 64), key=_key(4))
+    kw = {"traditional": False, "base": 10000.0, "scale": 0.25, "offset": 5}
+    assert _diff(fast_ops.rope(x, 64, **kw), REF_ROPE(x, 64, **kw)) <= 1e-5
+    q = mx.random.normal((2, 6, 8, 64), key=_key(5)).transpose(0, 2, 1, 3)  # [B, H, L, D] view
+    kw["offset"] = mx.array([7, 40])
+    assert _diff(fast_ops.rope(q, 64, **kw), REF_ROPE(q, 64, **kw)) <= 1e-5
+    freqs = mx.random.uniform(1.0, 5000.0, (32,), key=_key(6))  # llama3 / yarn style
+    kf = {"traditional": False, "base": None, "scale": 1.0, "offset": 9, "freqs": freqs}
+    assert _diff(fast_ops.rope(q, 64, **kf), REF_ROPE(q, 64, **kf)) <= 1e-5
+
+
+MASKS = ["none", "causal", "bool", "float", "bool row", "float 2-D", "bool 1-D"]
+
+
+def _mask(kind: str, b: int, lq: int, lk: int) -> None | str | mx.array:
+    key = _key(b, lq, lk, len(kind))
+    if kind == "none":
+        return None
+    if kind == "causal":
+        return "causal"
+    if kind == "bool":  # the engine's left-padded batch: [B, 1, Lq, Lk], last key always seen
+        return (mx.random.uniform(shape=(b, 1, lq, lk), key=key) > 0.4) | (mx.arange(lk) == lk - 1)
+    if kind == "float":
+        return mx.random.normal((b, 1, lq, lk), key=key)
+    if kind == "bool row":
+        return mx.arange(lk)[None, None, None, :] >= mx.array([0, 2, 1])[:b, None, None, None]
+    if kind == "float 2-D":
+        return mx.random.normal((lq, lk), key=key)
+    return mx.arange(lk) >= 1  # broadcast over everything
+
+
+@pytest.mark.parametrize("mask", MASKS)
+@pytest.mark.parametrize("b,hq,hkv,lq,lk,d,dv", [
+    (1, 8, 4, 1, 37, 64, 64), (3, 8, 2, 1, 100, 64, 64), (2, 4, 4, 3, 9, 32, 32),
+    (3, 6, 3, 5, 50, 128, 64), (1, 2, 1, 16, 16, 64, 64), (2, 4, 2, 1, 1, 16, 16),
+])
+def test_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: int, lq: int,
+                               lk: int, d: int, dv: int) -> None:
+    key = _key(b, hq, hkv, lq, lk, d)
+    q = mx.random.normal((b, hq, lq, d), key=key)
+    # K and V as the cache hands them over: a slice of a longer buffer (strided, not copied)
+    kbuf = mx.random.normal((b, hkv, lk + 13, d), key=_key(1, *key.tolist()))
+    vbuf = mx.random.normal((b, hkv, lk + 13, dv), key=_key(2, *key.tolist()))
+    k, v = kbuf[..., :lk, :], vbuf[..., :lk, :]
+    m = _mask(mask, b, lq, lk)
+    scale = d ** -0.5
+    got = fast_ops.scaled_dot_product_attention(q, k, v, scale=scale, mask=m)
+    assert _diff(got, REF_SDPA(q, k, v, scale=scale, mask=m)) <= 2e-5
+
+
+def test_attention_with_transposed_query(isa: str) -> None:
+    q = mx.random.normal((2, 1, 8, 64), key=_key(8)).transpose(0, 2, 1, 3)
+    k = mx.random.normal((2, 4, 20, 64), key=_key(9)).transpose(0, 1, 2, 3)
+    v = mx.random.normal((2, 20, 4, 64), key=_key(10)).transpose(0, 2, 1, 3)  # strided rows
+    got = fast_ops.scaled_dot_product_attention(q, k, v, scale=0.125)
+    assert _diff(got, REF_SDPA(q, k, v, scale=0.125)) <= 2e-5
+
+
+def test_what_the_native_ops_leave_to_mlx() -> None:
+    """Other dtypes, long queries, sinks and bad shapes go to MLX's function, results unchanged."""
+    q = mx.random.normal((1, 4, 40, 32), key=_key(11))
+    k = mx.random.normal((1, 2, 40, 32), key=_key(12))
+    long_q = fast_ops.scaled_dot_product_attention(q, k, k, scale=0.2, mask="causal")
+    assert fast_ops.MAX_QUERY < 40
+    assert _diff(long_q, REF_SDPA(q, k, k, scale=0.2, mask="causal")) == 0.0
+    half = q[:, :, :1].astype(mx.float16)
+    kh = k.astype(mx.float16)
+    a = fast_ops.scaled_dot_product_attention(half, kh, kh, scale=0.2)
+    assert a.dtype == mx.float16
+    assert mx.array_equal(a, REF_SDPA(half, kh, kh, scale=0.2)).item()
+    sinks = mx.zeros((4,))
+    s = fast_ops.scaled_dot_product_attention(q[:, :, :1], k, k, scale=0.2, sinks=sinks)
+    assert _diff(s, REF_SDPA(q[:, :, :1], k, k, scale=0.2, sinks=sinks)) == 0.0
+    with pytest.raises(ValueError):  # 3 query heads over 2 KV heads: MLX's own error
+        fast_ops.scaled_dot_product_attention(q[:, :3, :1], k, k, scale=0.2)
+    xb = mx.random.normal((2, 3, 64), key=_key(13)).astype(mx.bfloat16)
+    assert mx.array_equal(fast_ops.rms_norm(xb, None, 1e-5), REF_RMS(xb, None, 1e-5)).item()
+    odd = mx.random.normal((2, 3, 4, 5, 64), key=_key(14))  # 5-D: MLX's function
+    kw = {"traditional": False, "base": 1e4, "scale": 1.0, "offset": 3}
+    assert _diff(fast_ops.rope(odd, 64, **kw), REF_ROPE(odd, 64, **kw)) == 0.0
+
+
+def test_install_routes_mx_fast_and_uninstall_restores() -> None:
+    was = fast_ops.installed()
+    try:
+        assert fast_ops.install(CPU)
+        assert mx.fast.rms_norm is fast_ops.rms_norm
+        assert mx.fast.rope is fast_ops.rope
+        assert mx.fast.scaled_dot_product_attention is fast_ops.scaled_dot_product_attention
+        fast_ops.uninstall()
+        assert mx.fast.rms_norm is REF_RMS and not fast_ops.installed()
+    finally:
+        if was:
+            fast_ops.install(CPU)
+
+
+def _greedy(model: object, prompt: mx.array, n: int) -> tuple[list[list[int]], mx.array]:
+    cache = make_prompt_cache(model)
+    logits = model(prompt, cache=cache)[:, -1, :]  # type: ignore[operator]
+    first = logits
+    out: list[list[int]] = []
+    for _ in range(n):
+        tok = mx.argmax(logits, axis=-1)
+        out.append(tok.tolist())
+        logits = model(tok[:, None], cache=cache)[:, -1, :]  # type: ignore[operator]
+    return out, first
+
+
+def test_model_greedy_tokens_unchanged(tiny_model: Path) -> None:
+    """The project's tiny model, batch of 3 prompts: same greedy tokens, logits within 1e-4."""
+    model, _ = mlx_load(str(tiny_model))
+    prompt = mx.array([[5, 17, 300, 42, 9, 77, 1000, 3], [8, 8, 2, 19, 4, 400, 6, 7],
+                       [1, 2, 3, 4, 5, 6, 7, 8]])
+    was = fast_ops.installed()
+    fast_ops.uninstall()
+    try:
+        ref_tokens, ref_logits = _greedy(model, prompt, 16)
+        fast_ops.install(CPU)
+        tokens, logits = _greedy(model, prompt, 16)
+    finally:
+        fast_ops.uninstall()
+        if was:
+            fast_ops.install(CPU)
+    assert tokens == ref_tokens
+    assert mx.abs(logits - ref_logits).max().item() <= 1e-4 * max(1.0, mx.abs(ref_logits).max().item())
+
+
+def test_served_model_reports_native_ops(live_server: Callable[..., LiveServer]) -> None:
+    server = live_server("--concurrent", "4")
+    health = httpx.get(server.url + "/health").json()["cpu_weights"]
+    assert "RMSNorm, RoPE and decode attention as native CPU ops" in health["reason"]
+    chat = server.openai().chat.completions.create(
+        model="tiny", messages=[{"role": "user", "content": "hi"}], max_tokens=8, seed=1)
+    assert chat.choices[0].message.content is not None
