@@ -25,8 +25,19 @@ enum { kRowMajor = 101, kNoTrans = 111, kTrans = 112 };
 using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
                        float, float*, int);
 
+using Sgemv = void (*)(int, int, int, int, float, const float*, int, const float*, int, float,
+                      float*, int);
+
 Sgemm sgemm_fn() {
   static Sgemm fn = reinterpret_cast<Sgemm>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+  return fn;
+}
+
+// One row of activations (decode at batch 1) is a matrix-vector product: BLAS libraries stream
+// the weights faster through sgemv than through a one-row sgemm (MKL, a 32000 x 512 LM head
+// over two threads: 7.8 -> 6.0-6.8 ms).
+Sgemv sgemv_fn() {
+  static Sgemv fn = reinterpret_cast<Sgemv>(dlsym(RTLD_DEFAULT, "cblas_sgemv"));
   return fn;
 }
 
@@ -40,8 +51,13 @@ void run_sgemm(const float* x, const float* w, float* out, int M, int N, int K) 
   nb = std::max(64, (nb + 15) / 16 * 16);
   if (threads == 1) nb = N;
   const int ntasks = (N + nb - 1) / nb;
+  Sgemv sgemv = M == 1 ? sgemv_fn() : nullptr;
   parallel_for(ntasks, threads, [&](int t) {
     const int n0 = t * nb, n = std::min(N, n0 + nb) - n0;
+    if (sgemv) {
+      sgemv(kRowMajor, kNoTrans, n, K, 1.0f, w + size_t(n0) * K, K, x, 1, 0.0f, out + n0, 1);
+      return;
+    }
     sgemm(kRowMajor, kNoTrans, kTrans, M, n, K, 1.0f, x, K, w + size_t(n0) * K, K, 0.0f,
           out + n0, N);
   });
