@@ -3,16 +3,18 @@
 The engine runs its BLAS single-threaded (``engine.blas``): a threaded BLAS splits each matmul
 statically and waits for every thread at a barrier, so when another thread (the HTTP side) takes a
 core the whole call stalls. The native extension (``engine._afm_qmm``) adds ``matmul_nt``: ``x @
-w.T`` cut into blocks of output columns, each one single-threaded ``cblas_sgemm`` (the BLAS AFM
-preloaded) claimed from the kernel's thread pool, where a late helper leaves its blocks to the
-caller. :func:`use_parallel_matmuls` swaps a float32 model's ``nn.Linear`` layers (and a tied
+w.T`` cut into blocks of output columns claimed from the kernel's thread pool, where a late helper
+leaves its blocks to the caller. Each block is one single-threaded call: ``cblas_sgemv`` for one
+row of activations (decode at batch 1), AFM's AVX2 kernel for 2-32 rows (a decode batch: BLAS
+would pack the whole weight matrix on every call, which costs more than the product; the kernel
+streams each weight row once, 1.2-2x), ``cblas_sgemm`` (the BLAS AFM preloaded) beyond.
+:func:`use_parallel_matmuls` swaps a float32 model's ``nn.Linear`` layers (and a tied
 embedding's LM head) for ones calling it, on CPU devices.
 
 It runs only where the BLAS AFM preloaded is single-threaded (``engine.blas``: two cores, or
 ``MKL_NUM_THREADS=1``); where the BLAS has threads of its own (more cores, or a user's setting)
 those are used instead. ``AFM_PARALLEL_MATMUL=0`` turns it off; ``AFM_QMM_THREADS`` sets the threads
-(default: all cores). Each output value is the same dot product BLAS computes for the whole matrix,
-so outputs match ``x @ w.T`` to float rounding.
+(default: all cores). Outputs match ``x @ w.T`` to float32 rounding of the dot products.
 """
 
 from __future__ import annotations

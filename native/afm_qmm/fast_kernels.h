@@ -6,6 +6,10 @@
 #include <limits>
 #include <vector>
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+
 #include "fast_ops.h"
 
 namespace afm {
@@ -27,7 +31,66 @@ inline void axpy(float* y, const float* x, float a, int n) {
   for (int i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
+#if defined(__AVX2__) && defined(__FMA__)
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// out[m][n] for MR activation rows x NR weight rows, K a multiple of 8 (the caller adds the tail).
+template <int MR, int NR>
+inline void block_nt(const float* x, int ldx, const float* w, int ldw, float* out, int ldo, int k8) {
+  __m256 acc[MR][NR];
+  for (int m = 0; m < MR; ++m)
+    for (int n = 0; n < NR; ++n) acc[m][n] = _mm256_setzero_ps();
+  for (int k = 0; k < k8; k += 8) {
+    __m256 wv[NR];
+    for (int n = 0; n < NR; ++n) wv[n] = _mm256_loadu_ps(w + size_t(n) * ldw + k);
+    for (int m = 0; m < MR; ++m) {
+      const __m256 xv = _mm256_loadu_ps(x + size_t(m) * ldx + k);
+      for (int n = 0; n < NR; ++n) acc[m][n] = _mm256_fmadd_ps(xv, wv[n], acc[m][n]);
+    }
+  }
+  for (int m = 0; m < MR; ++m)
+    for (int n = 0; n < NR; ++n) out[size_t(m) * ldo + n] = hsum(acc[m][n]);
+}
+
+template <int NR>
+inline void rows_nt(const float* x, int M, const float* w, int K, float* out, int ldo, int k8) {
+  int m = 0;
+  for (; m + 3 <= M; m += 3) block_nt<3, NR>(x + size_t(m) * K, K, w, K, out + size_t(m) * ldo, ldo, k8);
+  if (M - m == 2) block_nt<2, NR>(x + size_t(m) * K, K, w, K, out + size_t(m) * ldo, ldo, k8);
+  if (M - m == 1) block_nt<1, NR>(x + size_t(m) * K, K, w, K, out + size_t(m) * ldo, ldo, k8);
+}
+#endif
+
 }  // namespace
+
+// out[m][j] = dot(x[m], w[j]) for M activation rows (row stride K) and n weight rows (row
+// stride K); out has row stride ldo. Weights are read once from memory; each block of four
+// weight rows stays in L1 while every activation row passes over it.
+void gemm_nt_small(const float* x, int M, const float* w, int n, int K, float* out, int ldo) {
+  int j = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  const int k8 = K / 8 * 8;
+  for (; j + 4 <= n; j += 4) rows_nt<4>(x, M, w + size_t(j) * K, K, out + j, ldo, k8);
+  if (n - j == 3) rows_nt<3>(x, M, w + size_t(j) * K, K, out + j, ldo, k8);
+  if (n - j == 2) rows_nt<2>(x, M, w + size_t(j) * K, K, out + j, ldo, k8);
+  if (n - j == 1) rows_nt<1>(x, M, w + size_t(j) * K, K, out + j, ldo, k8);
+  if (k8 < K)
+    for (int m = 0; m < M; ++m)
+      for (int jj = 0; jj < n; ++jj) {
+        float s = 0.0f;
+        for (int k = k8; k < K; ++k) s += x[size_t(m) * K + k] * w[size_t(jj) * K + k];
+        out[size_t(m) * ldo + jj] += s;
+      }
+  return;
+#endif
+  for (; j < n; ++j)
+    for (int m = 0; m < M; ++m) out[size_t(m) * ldo + j] = dot(x + size_t(m) * K, w + size_t(j) * K, K);
+}
 
 void rms_norm_row(const float* x, const float* w, float* y, int d, float eps) {
   const float inv = 1.0f / std::sqrt(dot(x, x, d) / float(d) + eps);

@@ -80,6 +80,20 @@ mx::Stream cpu_stream() {
 
 }  // namespace
 
+// ---- small-batch float32 matmul -----------------------------------------------------------
+
+bool small_gemm_available() {
+#ifdef AFM_FAST_AVX2
+  return avx2_path("auto");
+#else
+  return false;
+#endif
+}
+
+void small_gemm_nt(const float* x, int m, const float* w, int n, int k, float* out, int ldo) {
+  AFM_AVX2_OR_PORTABLE(gemm_nt_small)(x, m, w, n, k, out, ldo);
+}
+
 // ---- RMSNorm ---------------------------------------------------------------------------------
 
 mx::array rms_norm(const mx::array& x, const std::optional<mx::array>& w, float eps) {

@@ -38,6 +38,11 @@ mx::array sdpa(
     const std::optional<mx::array>& mask,
     bool causal);
 
+// x [m, k] @ w[n, k].T into out (row stride ldo) with the AVX2 kernel for a few rows of x;
+// small_gemm_available() says whether this CPU and build have it (AFM_QMM_ISA=portable: no).
+bool small_gemm_available();
+void small_gemm_nt(const float* x, int m, const float* w, int n, int k, float* out, int ldo);
+
 // Kernels, one set per instruction-set path (fast_kernels.h, compiled twice).
 struct Strided4 {
   const void* data;
@@ -46,6 +51,8 @@ struct Strided4 {
 
 #define AFM_FAST_KERNELS(NS)                                                                 \
   namespace NS {                                                                             \
+  void gemm_nt_small(const float* x, int m, const float* w, int n, int k, float* out,         \
+                     int ldo);                                                               \
   void rms_norm_row(const float* x, const float* w, float* y, int d, float eps);             \
   void rope_rows(const float* x, const int64_t* xs, float* y, const int64_t* ys, int h,     \
                  int d, int dims, bool traditional, const float* cos_sin, int l_count);     \

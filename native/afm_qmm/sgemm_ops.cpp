@@ -1,4 +1,5 @@
-// Float32 matmul over the pool: each task is one cblas_sgemm on a block of output columns.
+// Float32 matmul over the pool: each task is one block of output columns (cblas_sgemv for one
+// row, the AVX2 small-batch kernel for 2-32 rows, cblas_sgemm beyond).
 //
 // Threaded BLAS libraries split a matmul statically and wait at a barrier for every thread, so
 // one thread descheduled by other work (the server's HTTP side shares the cores) stalls the
@@ -15,6 +16,7 @@
 
 #include "mlx/allocator.h"
 #include "mlx/backend/cpu/encoder.h"
+#include "fast_ops.h"
 #include "qmm_ops.h"
 
 namespace afm {
@@ -22,6 +24,7 @@ namespace afm {
 namespace {
 
 enum { kRowMajor = 101, kNoTrans = 111, kTrans = 112 };
+constexpr int kSmallRows = 32;
 using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
                        float, float*, int);
 
@@ -52,10 +55,17 @@ void run_sgemm(const float* x, const float* w, float* out, int M, int N, int K) 
   if (threads == 1) nb = N;
   const int ntasks = (N + nb - 1) / nb;
   Sgemv sgemv = M == 1 ? sgemv_fn() : nullptr;
+  // 2-32 rows (a decode batch): BLAS packs the whole weight matrix for each call, which costs
+  // more than the product; the AVX2 kernel streams the weights once (1.2-2x, fast_kernels.h)
+  const bool small = !sgemv && M <= kSmallRows && small_gemm_available();
   parallel_for(ntasks, threads, [&](int t) {
     const int n0 = t * nb, n = std::min(N, n0 + nb) - n0;
     if (sgemv) {
       sgemv(kRowMajor, kNoTrans, n, K, 1.0f, w + size_t(n0) * K, K, x, 1, 0.0f, out + n0, 1);
+      return;
+    }
+    if (small) {
+      small_gemm_nt(x, M, w + size_t(n0) * K, n, K, out + n0, N);
       return;
     }
     sgemm(kRowMajor, kNoTrans, kTrans, M, n, K, 1.0f, x, K, w + size_t(n0) * K, K, 0.0f,
