@@ -329,16 +329,38 @@ mx::array quantized_matmul(
   auto row_major = [&](const mx::array& a) {
     return a.is_available() && a.flags().row_contiguous ? a : mx::contiguous(a, false, s);
   };
-  auto x2 = row_major(x.ndim() == 2 ? x : mx::reshape(x, {-1, K}, s));
-  auto out = mx::array(
-      {x2.shape(0), N},
-      mx::float32,
-      std::make_shared<QuantizedMatmulCPU>(s, group_size, bits, isa),
-      {x2, row_major(w), row_major(scales), row_major(biases)});
-  if (x.ndim() == 2) return out;
+  // x goes in as it is, any shape [..., K] and strides (eval copies a strided one): a reshape
+  // and a contiguous node per layer cost more than the rare copy
   auto out_shape = x.shape();
   out_shape.back() = N;
-  return mx::reshape(out, out_shape, s);
+  return mx::array(
+      out_shape,
+      mx::float32,
+      std::make_shared<QuantizedMatmulCPU>(s, group_size, bits, isa),
+      {x, row_major(w), row_major(scales), row_major(biases)});
+}
+
+void copy_row_major(const mx::array& x, float* dst) {
+  const int nd = int(x.ndim());
+  const float* src = x.data<float>();
+  if (nd == 0) {
+    dst[0] = src[0];
+    return;
+  }
+  std::vector<int64_t> idx(nd, 0);
+  const auto& shape = x.shape();
+  const auto& strides = x.strides();
+  const int64_t inner = shape[nd - 1], inner_stride = strides[nd - 1];
+  const int64_t rows = inner ? int64_t(x.size()) / inner : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t off = 0;
+    for (int d = 0; d < nd - 1; ++d) off += idx[d] * strides[d];
+    for (int64_t i = 0; i < inner; ++i) dst[r * inner + i] = src[off + i * inner_stride];
+    for (int d = nd - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
 }
 
 void QuantizedMatmulCPU::eval_cpu(
@@ -350,7 +372,8 @@ void QuantizedMatmulCPU::eval_cpu(
   auto& biases = inputs[3];
   auto& out = outputs[0];
   out.set_data(mx::allocator::malloc(out.nbytes()));
-  const int M = x.shape(0), K = x.shape(1), N = w.shape(0);
+  const int K = x.shape(-1), N = w.shape(0);
+  const int M = K ? int(x.size() / K) : 0;
   mx::array xsum({M, K / group_size_}, mx::float32, nullptr, {});
   xsum.set_data(mx::allocator::malloc(xsum.nbytes()));
   auto& enc = mx::cpu::get_command_encoder(stream());
@@ -359,11 +382,20 @@ void QuantizedMatmulCPU::eval_cpu(
   enc.set_input_array(scales);
   enc.set_input_array(biases);
   enc.set_output_array(out);
-  QmmArgs a{x.data<float>(), w.data<uint32_t>(), scales.data<float>(), biases.data<float>(),
+  const bool strided = !x.flags().row_contiguous;
+  mx::array xc = strided ? mx::array({M, K}, mx::float32, nullptr, {}) : x;
+  if (strided) {
+    xc.set_data(mx::allocator::malloc(xc.nbytes()));
+    enc.add_temporary(xc);
+  }
+  QmmArgs a{xc.data<float>(), w.data<uint32_t>(), scales.data<float>(), biases.data<float>(),
             xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
   enc.add_temporary(xsum);
   Kernel kernel = kernel_for(isa_, bits_);
-  enc.dispatch([a, kernel]() { run_qmm(a, kernel); });
+  enc.dispatch([a, kernel, strided, x = mx::array::unsafe_weak_copy(x)]() {
+    if (strided) copy_row_major(x, const_cast<float*>(a.x));
+    run_qmm(a, kernel);
+  });
 }
 
 void QuantizedMatmulCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {

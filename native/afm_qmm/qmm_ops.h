@@ -29,6 +29,9 @@ std::string default_isa();                  // AFM_QMM_ISA or the best supported
 Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
+// A row-major float32 copy of x (any strides) into dst, inside a dispatched task. Kernels take
+// x as it comes (no reshape or contiguous node in the graph) and copy only a strided one.
+void copy_row_major(const mx::array& x, float* dst);
 // Runs fn(0..ntasks-1) on the kernel's thread pool (the caller takes part), at most nthreads.
 void parallel_for(int ntasks, int nthreads, const std::function<void(int)>& fn);
 

@@ -90,13 +90,11 @@ mx::array matmul_nt(const mx::array& x, const mx::array& w) {
   auto row_major = [&](const mx::array& a) {
     return a.is_available() && a.flags().row_contiguous ? a : mx::contiguous(a, false, s);
   };
-  auto x2 = row_major(x.ndim() == 2 ? x : mx::reshape(x, {-1, K}, s));
-  auto out = mx::array({x2.shape(0), N}, mx::float32, std::make_shared<ParallelSgemmCPU>(s),
-                       {x2, row_major(w)});
-  if (x.ndim() == 2) return out;
+  // x as it is ([..., K], any strides: eval copies a strided one), no reshape node
   auto out_shape = x.shape();
   out_shape.back() = N;
-  return mx::reshape(out, out_shape, s);
+  return mx::array(out_shape, mx::float32, std::make_shared<ParallelSgemmCPU>(s),
+                   {x, row_major(w)});
 }
 
 void ParallelSgemmCPU::eval_cpu(
@@ -106,16 +104,24 @@ void ParallelSgemmCPU::eval_cpu(
   auto& w = inputs[1];
   auto& out = outputs[0];
   out.set_data(mx::allocator::malloc(out.nbytes()));
-  const int M = x.shape(0), K = x.shape(1), N = w.shape(0);
+  const int K = x.shape(-1), N = w.shape(0);
+  const int M = K ? int(x.size() / K) : 0;
   auto& enc = mx::cpu::get_command_encoder(stream());
   enc.set_input_array(x);
   enc.set_input_array(w);
   enc.set_output_array(out);
-  const float* xp = x.data<float>();
+  const bool strided = !x.flags().row_contiguous && M > 0 && K > 0;
+  mx::array xc = strided ? mx::array({M, K}, mx::float32, nullptr, {}) : x;
+  if (strided) {
+    xc.set_data(mx::allocator::malloc(xc.nbytes()));
+    enc.add_temporary(xc);
+  }
+  const float* xp = xc.data<float>();
   const float* wp = w.data<float>();
   float* op = out.data<float>();
-  enc.dispatch([xp, wp, op, M, N, K]() {
+  enc.dispatch([xp, wp, op, M, N, K, strided, x = mx::array::unsafe_weak_copy(x)]() {
     if (M == 0 || N == 0) return;
+    if (strided) copy_row_major(x, const_cast<float*>(xp));
     if (K == 0) {
       std::fill(op, op + size_t(M) * N, 0.0f);
       return;
