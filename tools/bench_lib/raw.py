@@ -1,7 +1,8 @@
 """Raw engine speed: batched decode steps with a KV cache, no HTTP. Prints one JSON line.
 
-The model gets what the engine does at load (the CPU weight policy and the parallel float32
-matmul); ``AFM_PARALLEL_MATMUL=0`` measures without the latter.
+The model gets what the engine does at load (the CPU weight policy, the parallel float32
+matmul, the native RMSNorm / RoPE / attention); ``AFM_PARALLEL_MATMUL=0`` and ``AFM_FAST_OPS=0``
+measure without them.
 
 Run in a fresh interpreter (the BLAS must load before MLX)::
 
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     model, _ = load(args.model)
     choice = cpu_weights.apply(model)  # what the engine does at load (issue 14)
     cpu_weights.use_parallel_matmuls(model, choice)
+    cpu_weights.use_native_ops(choice)
     decode_tok_s(model, 1, 8, 8)  # warm-up
     rows = [decode_tok_s(model, b, args.tokens, args.prompt_tokens) for b in args.batch]
     blas = {"name": info.name, "path": info.path, "gflops": info.gflops, "fast": info.fast,
