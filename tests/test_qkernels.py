@@ -180,6 +180,24 @@ def test_linear_layer_swap_keeps_outputs() -> None:
     assert model.layers[2](tokens).shape == (1, 3, 64)
 
 
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+def test_embedding_lookup_matches_mlx(bits: int, group_size: int) -> None:
+    """The native lookup (one op) equals MLX's dequantize of the gathered rows, for every id
+    dtype and shape the models pass."""
+    emb = nn.Embedding(300, 256)
+    emb.weight = mx.random.normal((300, 256), key=mx.random.key(bits * 1000 + group_size))
+    q = nn.QuantizedEmbedding.from_embedding(emb, group_size=group_size, bits=bits)
+    q.scales, q.biases = q.scales.astype(mx.float32), q.biases.astype(mx.float32)
+    native = qkernels.QuantizedEmbeddingCPU(q)
+    for ids in (mx.array([[5]]), mx.array([[0, 299, 17], [3, 3, 150]]), mx.array([7, 8]),
+                mx.array([[1, 2]], dtype=mx.uint32), mx.array([[4, 299]], dtype=mx.int64)):
+        ref = q(ids)
+        out = native(ids)
+        assert out.shape == ref.shape == (*ids.shape, 256) and out.dtype == mx.float32
+        assert mx.array_equal(out, ref).item()
+
+
 def _greedy(model: nn.Module, prompt: list[int], steps: int) -> tuple[list[int], mx.array]:
     from mlx_lm.models.cache import make_prompt_cache
 

@@ -25,6 +25,16 @@ NB_MODULE(_afm_qmm, m) {
       "bits"_a,
       "isa"_a = "auto",
       "x @ dequantize(w, scales, biases).T on the CPU; x, scales, biases float32, w uint32.");
+  m.def(
+      "quantized_rows",
+      &afm::quantized_rows,
+      "ids"_a,
+      "w"_a,
+      "scales"_a,
+      "biases"_a,
+      "group_size"_a,
+      "bits"_a,
+      "Rows ids of dequantize(w, scales, biases) (an embedding lookup), float32.");
   m.def("supported_isas", &afm::supported_isas, "Instruction sets this CPU can run, best first.");
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
   m.def("set_num_threads", &afm::set_num_threads, "n"_a, "Threads per call; <= 0 resets.");

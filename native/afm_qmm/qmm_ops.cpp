@@ -340,6 +340,76 @@ mx::array quantized_matmul(
       {x, row_major(w), row_major(scales), row_major(biases)});
 }
 
+mx::array quantized_rows(
+    const mx::array& ids,
+    const mx::array& w,
+    const mx::array& scales,
+    const mx::array& biases,
+    int group_size,
+    int bits) {
+  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
+  if (!mx::issubdtype(ids.dtype(), mx::integer))
+    throw std::invalid_argument("afm_qmm: ids must be integers");
+  if (scales.dtype() != mx::float32 || biases.dtype() != mx::float32 || w.dtype() != mx::uint32)
+    throw std::invalid_argument("afm_qmm: scales and biases must be float32 and w uint32");
+  if (w.ndim() != 2 || scales.ndim() != 2 || biases.shape() != scales.shape() ||
+      scales.shape(0) != w.shape(0) || w.shape(1) * 32 / bits != scales.shape(1) * group_size)
+    throw std::invalid_argument("afm_qmm: shapes of w, scales and biases do not match");
+  auto s = mx::default_stream(mx::Device::cpu);
+  auto row_major = [&](const mx::array& a) {
+    return a.is_available() && a.flags().row_contiguous ? a : mx::contiguous(a, false, s);
+  };
+  auto shape = ids.shape();
+  shape.push_back(int(w.shape(1) * 32 / bits));
+  return mx::array(shape, mx::float32,
+                   std::make_shared<QuantizedRowsCPU>(s, group_size, bits),
+                   {row_major(ids), row_major(w), row_major(scales), row_major(biases)});
+}
+
+void QuantizedRowsCPU::eval_cpu(const std::vector<mx::array>& inputs,
+                                std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  for (auto& a : inputs) enc.set_input_array(a);
+  enc.set_output_array(out);
+  auto weak = [](const mx::array& a) { return mx::array::unsafe_weak_copy(a); };
+  enc.dispatch([ids = weak(inputs[0]), w = weak(inputs[1]), sc = weak(inputs[2]),
+                bi = weak(inputs[3]), out = weak(out), gs = group_size_, bits = bits_]() mutable {
+    const int64_t n = int64_t(ids.size()), rows = w.shape(0);
+    const int words = w.shape(1), k = words * 32 / bits, groups = k / gs, per = 32 / bits;
+    const uint32_t mask = (1u << bits) - 1;
+    float* op = out.data<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t id;
+      switch (ids.dtype()) {
+        case mx::uint32: id = ids.data<uint32_t>()[i]; break;
+        case mx::int32: id = ids.data<int32_t>()[i]; break;
+        case mx::int64: id = ids.data<int64_t>()[i]; break;
+        case mx::uint64: id = int64_t(ids.data<uint64_t>()[i]); break;
+        case mx::int16: id = ids.data<int16_t>()[i]; break;
+        case mx::uint16: id = ids.data<uint16_t>()[i]; break;
+        case mx::int8: id = ids.data<int8_t>()[i]; break;
+        default: id = ids.data<uint8_t>()[i]; break;
+      }
+      if (id < 0) id += rows;  // like a gather
+      id = std::min<int64_t>(std::max<int64_t>(id, 0), rows - 1);
+      const uint32_t* wr = w.data<uint32_t>() + id * words;
+      const float* sr = sc.data<float>() + id * groups;
+      const float* br = bi.data<float>() + id * groups;
+      float* o = op + i * k;
+      for (int j = 0; j < k; ++j) {
+        const uint32_t q = (wr[j / per] >> ((j % per) * bits)) & mask;
+        o[j] = sr[j / gs] * float(q) + br[j / gs];
+      }
+    }
+  });
+}
+
+void QuantizedRowsCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmQuantizedRowsCPU runs on the CPU only");
+}
+
 void copy_row_major(const mx::array& x, float* dst) {
   const int nd = int(x.ndim());
   const float* src = x.data<float>();

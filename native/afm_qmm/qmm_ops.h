@@ -24,6 +24,16 @@ mx::array quantized_matmul(
     int bits,
     const std::string& isa);
 
+// Rows `ids` (any integer array) of dequantize(w, scales, biases): an embedding lookup in one op
+// (MLX's CPU dequantize is a graph of shifts, masks and broadcasts). Out: ids.shape + [K].
+mx::array quantized_rows(
+    const mx::array& ids,
+    const mx::array& w,
+    const mx::array& scales,
+    const mx::array& biases,
+    int group_size,
+    int bits);
+
 std::vector<std::string> supported_isas();  // exact float paths, best first
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
 Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
@@ -49,6 +59,24 @@ class QuantizedMatmulCPU : public mx::Primitive {
  private:
   int group_size_, bits_;
   Isa isa_;
+};
+
+class QuantizedRowsCPU : public mx::Primitive {
+ public:
+  QuantizedRowsCPU(mx::Stream s, int group_size, int bits)
+      : mx::Primitive(s), group_size_(group_size), bits_(bits) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmQuantizedRowsCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override {
+    auto& o = static_cast<const QuantizedRowsCPU&>(other);
+    return group_size_ == o.group_size_ && bits_ == o.bits_;
+  }
+
+ private:
+  int group_size_, bits_;
 };
 
 }  // namespace afm
