@@ -59,15 +59,19 @@ def installed() -> bool:
     return mx.fast.rms_norm is rms_norm
 
 
-def _native(stream: Any, *arrays: mx.array | None) -> bool:
-    return (stream is None and mx.default_device() == mx.cpu
-            and all(a is None or a.dtype == mx.float32 for a in arrays))
+_F32 = mx.float32
+_CPU = mx.Device(mx.cpu)
+
+
+def _native(stream: Any, x: mx.array) -> bool:
+    """The CPU, float32 and no explicit stream (checked first on every call: keep it cheap)."""
+    return stream is None and x.dtype == _F32 and mx.default_device() == _CPU
 
 
 def rms_norm(x: mx.array, weight: mx.array | None, eps: float, *, stream: Any = None) -> mx.array:
     """``mx.fast.rms_norm``, native on the CPU for float32."""
-    if (_native(stream, x, weight) and 1 <= x.ndim <= 4
-            and (weight is None or weight.shape == (x.shape[-1],))):
+    if (_native(stream, x) and 1 <= x.ndim <= 4 and (weight is None or (
+            weight.dtype == _F32 and weight.ndim == 1 and weight.size == x.shape[-1]))):
         return qkernels._ext.rms_norm(x, weight, eps)  # noqa: SLF001
     return _ORIGINAL["rms_norm"](x, weight, eps, stream=stream)
 
@@ -85,9 +89,9 @@ def _offset(offset: int | mx.array, x: mx.array) -> mx.array | None:
 def rope(a: mx.array, dims: int, *, traditional: bool, base: float | None, scale: float,
          offset: int | mx.array, freqs: mx.array | None = None, stream: Any = None) -> mx.array:
     """``mx.fast.rope``, native on the CPU for float32 inputs of 3 or 4 axes."""
-    if (_native(stream, a, freqs) and 3 <= a.ndim <= 4 and dims % 2 == 0
+    if (_native(stream, a) and 3 <= a.ndim <= 4 and dims % 2 == 0
             and 0 < dims <= a.shape[-1] and (base is None) == (freqs is not None)
-            and (freqs is None or freqs.shape == (dims // 2,))):
+            and (freqs is None or (freqs.dtype == _F32 and freqs.shape == (dims // 2,)))):
         off = _offset(offset, a)
         if off is not None:
             return qkernels._ext.rope(  # noqa: SLF001
@@ -102,8 +106,9 @@ def scaled_dot_product_attention(q: mx.array, k: mx.array, v: mx.array, *, scale
                                  **kwargs: Any) -> mx.array:
     """``mx.fast.scaled_dot_product_attention``, native on the CPU for short float32 queries."""
     array_mask = mask if isinstance(mask, mx.array) else None
-    if (sinks is None and not kwargs and _native(stream, q, k, v)
-            and q.ndim == 4 and k.ndim == 4 and v.ndim == 4 and q.shape[2] <= MAX_QUERY
+    if (sinks is None and not kwargs and _native(stream, q) and k.dtype == _F32
+            and v.dtype == _F32 and q.ndim == 4 and k.ndim == 4 and v.ndim == 4
+            and q.shape[2] <= MAX_QUERY
             and (mask is None or (isinstance(mask, str) and mask == "causal") or (
                 array_mask is not None and array_mask.ndim <= 4
                 and array_mask.dtype in (mx.bool_, mx.float32)))):

@@ -142,9 +142,14 @@ class QuantizedLinearCPU(nn.Module):
         )
 
     def __call__(self, x: mx.array) -> mx.array:
-        y = quantized_matmul(x, self.weight, self.scales, self.biases, self.group_size, self.bits)
+        if x.dtype == mx.float32:  # the hot path: straight to the op (this runs ~60x per token)
+            y = _ext.quantized_matmul(x, self["weight"], self["scales"], self["biases"],
+                                      self.group_size, self.bits)
+        else:
+            y = quantized_matmul(x, self["weight"], self["scales"], self["biases"],
+                                 self.group_size, self.bits)
         if "bias" in self:
-            y = y + self.bias
+            y = y + self["bias"]
         return y
 
 
