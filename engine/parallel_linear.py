@@ -25,7 +25,6 @@ from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
-from mlx.utils import tree_map_with_path
 
 from engine import blas, qkernels
 
@@ -105,19 +104,15 @@ def use_parallel_matmuls(model: nn.Module, device: mx.Device | None = None) -> i
     device = device or mx.default_device()
     if device.type != mx.DeviceType.cpu or available() is not None:
         return 0
-    swapped = 0
 
-    def swap(_path: str, module: Any) -> Any:
-        nonlocal swapped
+    def replacement(module: Any) -> Any | None:
         if not _swappable(module):
-            return module
-        swapped += 1
+            return None
         if isinstance(module, nn.Embedding):
             return ParallelEmbeddingCPU(module)
         return ParallelLinearCPU(module)
 
-    leaves = tree_map_with_path(swap, model.leaf_modules(), is_leaf=nn.Module.is_module)
-    model.update_modules(leaves)
+    swapped = qkernels.swap_leaf_modules(model, replacement)
     if swapped:
         log.info("parallel matmul: %d float32 layers split over %d threads (single-threaded "
                  "BLAS per block)", swapped, qkernels._ext.num_threads())  # noqa: SLF001

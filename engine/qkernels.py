@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import mlx.core as mx
@@ -192,6 +193,24 @@ def _swappable(module: Any) -> bool:
     )
 
 
+def swap_leaf_modules(model: nn.Module, replacement: Callable[[Any], Any | None]) -> int:
+    """Replace each leaf module of ``model`` for which ``replacement`` returns a module; returns
+    how many were replaced."""
+    swapped = 0
+
+    def swap(_path: str, module: Any) -> Any:
+        nonlocal swapped
+        new = replacement(module)
+        if new is None:
+            return module
+        swapped += 1
+        return new
+
+    leaves = tree_map_with_path(swap, model.leaf_modules(), is_leaf=nn.Module.is_module)
+    model.update_modules(leaves)
+    return swapped
+
+
 def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int:
     """Swap the model's quantized linear layers (and quantized embeddings, for tied heads) for
     ones calling the native kernel. Only on CPU devices (``device`` defaults to MLX's default
@@ -200,21 +219,17 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
     device = device or mx.default_device()
     if _ext is None or device.type != mx.DeviceType.cpu:
         return 0
-    swapped = 0
 
-    def swap(_path: str, module: Any) -> Any:
-        nonlocal swapped
+    def replacement(module: Any) -> Any | None:
         if isinstance(module, QuantizedLinearCPU | QuantizedEmbeddingCPU) or not _swappable(
             module
         ):
-            return module
-        swapped += 1
+            return None
         if isinstance(module, nn.QuantizedEmbedding):
             return QuantizedEmbeddingCPU(module)
         return QuantizedLinearCPU(module)
 
-    leaves = tree_map_with_path(swap, model.leaf_modules(), is_leaf=nn.Module.is_module)
-    model.update_modules(leaves)
+    swapped = swap_leaf_modules(model, replacement)
     # materialize the float32 scales now, so the original ones are freed at once
     mx.eval([m.parameters() for _, m in model.named_modules()
              if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)])

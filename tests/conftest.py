@@ -34,6 +34,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_for_health(url: str, exited: Callable[[], bool], timeout: float) -> str:
+    """Poll ``url``/health until it answers 200 (``"healthy"``), ``exited()`` turns true
+    (``"exited"``) or ``timeout`` seconds pass (``"timeout"``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if exited():
+            return "exited"
+        try:
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                return "healthy"
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    return "timeout"
+
+
 @dataclass
 class LiveServer:
     """A real `afm serve` process."""
@@ -56,17 +72,13 @@ class LiveServer:
         self.log_file = self.log_path.open("ab")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log_file,
                                      stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                self._close_log()
-                raise RuntimeError(f"afm serve exited early:\n{self.log_tail()}")
-            try:
-                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
+        proc = self.proc
+        state = wait_for_health(self.url, lambda: proc.poll() is not None, timeout)
+        if state == "healthy":
+            return self
+        if state == "exited":
+            self._close_log()
+            raise RuntimeError(f"afm serve exited early:\n{self.log_tail()}")
         self.stop()
         raise RuntimeError(f"afm serve did not become healthy:\n{self.log_tail()}")
 

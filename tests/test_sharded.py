@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 import httpx
 import pytest
 
-from tests.conftest import ROOT, LiveServer, free_port
+from tests.conftest import ROOT, LiveServer, free_port, wait_for_health
 
 MESSAGES = [{"role": "user", "content": "Tell me about the sea and the sky."}]
 STALL_SECONDS = 5  # rank 0's watchdog: a collective that hangs this long means a lost rank
@@ -65,16 +65,12 @@ class ShardedServer:
             errors="replace")[-3000:] for r in (0, 1))
 
     def wait_healthy(self, timeout: float = 240.0) -> ShardedServer:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if any(p.poll() is not None for p in self.procs):
-                raise RuntimeError(f"a rank exited early:\n{self.logs()}")
-            try:
-                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
+        state = wait_for_health(self.url, lambda: any(p.poll() is not None for p in self.procs),
+                                timeout)
+        if state == "healthy":
+            return self
+        if state == "exited":
+            raise RuntimeError(f"a rank exited early:\n{self.logs()}")
         self.kill()
         raise RuntimeError(f"sharded server did not become healthy:\n{self.logs()}")
 
