@@ -149,7 +149,11 @@ class ModelRunner:
         pads = [longest - len(s.prompt) for s in group]
         cache = [BatchKVCache(pads) for _ in make_prompt_cache(self.model)]
         inputs = mx.array([[0] * pad + s.prompt for s, pad in zip(group, pads, strict=True)])
-        logits = self.model(inputs, cache=cache)[:, -1, :]
+        if longest > 1:
+            # all but the last column only fill the caches: their logits are never evaluated,
+            # so the LM head runs for the last position alone (B rows, not B x longest)
+            self.model(inputs[:, :-1], cache=cache)
+        logits = self.model(inputs[:, -1:], cache=cache)[:, -1, :]
         bitmask, masked = self.fill_masks(group)
         out = sample(logits, [s.row for s in group if s.row is not None], bitmask, masked)
         mx.eval(out.arrays(), [c.state for c in cache])
