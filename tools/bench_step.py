@@ -1,0 +1,109 @@
+"""One decode step of the engine's model, taken apart: graph nodes, Python build time, compute.
+
+Prints, for each batch size: the MLX graph nodes of one decode step by primitive, and the step
+time split into building the graph (Python) and ``async_eval`` (dispatch and compute: on MLX's
+CPU backend it returns only when all but a few dozen ops have run), with the native
+RMSNorm / RoPE / attention (``engine.fast_ops``) and without them (MLX's ``mx.fast`` CPU
+fallbacks), interleaved. The model gets what the engine does at load (CPU weight policy,
+parallel float32 matmuls, native quantized kernels).
+
+Run in a fresh interpreter (the BLAS must load before MLX)::
+
+    python tools/bench_step.py --model PATH [--batch 1 16] [--steps 64] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.blas import blas_report  # noqa: E402
+
+
+def node_counts(model: object, batch: int) -> collections.Counter[str]:
+    """Primitives in the graph of one decode step (after a 32-token prefill)."""
+    import mlx.core as mx
+    from mlx_lm.models.cache import make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    tok = mx.argmax(model(mx.zeros((batch, 32), dtype=mx.int32), cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
+    mx.eval(tok)
+    nxt = mx.argmax(model(tok[:, None], cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
+    with tempfile.NamedTemporaryFile(suffix=".dot") as f:
+        mx.export_to_dot(f.name, nxt)
+        text = Path(f.name).read_text()
+    return collections.Counter(re.findall(r'label ="?([A-Za-z_]+)', text))
+
+
+def step_times(model: object, batch: int, steps: int) -> tuple[float, float, float]:
+    """(step, build, async_eval) milliseconds per greedy decode step, pipelined as the engine."""
+    import mlx.core as mx
+    from mlx_lm.models.cache import make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    prompt = mx.random.randint(3, 1000, (batch, 32), key=mx.random.key(batch))
+    tok = mx.argmax(model(prompt, cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
+    mx.eval(tok)
+    build = launch = 0.0
+    start = time.perf_counter()
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        nxt = mx.argmax(model(tok[:, None], cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
+        t1 = time.perf_counter()
+        mx.async_eval(nxt)
+        t2 = time.perf_counter()
+        tok.tolist()
+        tok = nxt
+        build += t1 - t0
+        launch += t2 - t1
+    tok.tolist()
+    total = time.perf_counter() - start
+    return 1000 * total / steps, 1000 * build / steps, 1000 * launch / steps
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--batch", type=int, nargs="+", default=[1, 16])
+    parser.add_argument("--steps", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    blas_report()
+    from mlx_lm import load
+
+    from engine import cpu_weights, fast_ops
+
+    model, _ = load(args.model)
+    choice = cpu_weights.apply(model)
+    cpu_weights.use_parallel_matmuls(model, choice)
+    cpu_weights.use_native_ops(choice)
+    print(f"weights: {choice.reason}")
+    for batch in args.batch:
+        for label, on in (("MLX mx.fast fallbacks", False), ("native ops", True)):
+            fast_ops.install() if on else fast_ops.uninstall()
+            counts = node_counts(model, batch)
+            top = ", ".join(f"{k} {v}" for k, v in counts.most_common(8))
+            print(f"B={batch} {label}: {sum(counts.values())} graph nodes ({top}, ...)")
+    print()
+    print("| B | ops | step ms | build ms | async_eval ms |")
+    print("|---|---|---|---|---|")
+    for _ in range(args.rounds):
+        for batch in args.batch:
+            for label, on in (("MLX fallbacks", False), ("native", True)):
+                fast_ops.install() if on else fast_ops.uninstall()
+                step, build, launch = step_times(model, batch, args.steps)
+                print(f"| {batch} | {label} | {step:.2f} | {build:.2f} | {launch:.2f} |",
+                      flush=True)
+    fast_ops.install()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
