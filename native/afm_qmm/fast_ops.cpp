@@ -69,11 +69,6 @@ void check_f32(const mx::array& a, const char* what) {
     throw std::invalid_argument(std::string("afm fast ops: ") + what + " must be float32");
 }
 
-// Arrays captured by a dispatched task: data without the graph (MLX's own CPU ops do the same).
-mx::array weak(const mx::array& a) {
-  return mx::array::unsafe_weak_copy(a);
-}
-
 mx::Stream cpu_stream() {
   return mx::default_stream(mx::Device::cpu);
 }
@@ -113,10 +108,7 @@ mx::array rms_norm(const mx::array& x, const std::optional<mx::array>& w, float 
 void RMSNormCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
   auto& x = inputs[0];
   auto& out = outputs[0];
-  out.set_data(mx::allocator::malloc(out.nbytes()));
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  for (auto& a : inputs) enc.set_input_array(a);
-  enc.set_output_array(out);
+  auto& enc = begin_eval(stream(), inputs, out);
   const bool avx2 = avx2_path("auto");
   const float eps = eps_;
   enc.dispatch([x = weak(x), w = weak(has_w_ ? inputs[1] : x), has_w = has_w_, out = weak(out),
@@ -187,10 +179,7 @@ mx::array rope(
 
 void RopeCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
-  out.set_data(mx::allocator::malloc(out.nbytes()));
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  for (auto& a : inputs) enc.set_input_array(a);
-  enc.set_output_array(out);
+  auto& enc = begin_eval(stream(), inputs, out);
   const bool avx2 = avx2_path("auto");
   enc.dispatch([x = weak(inputs[0]), off = weak(inputs[1]),
                 freqs = weak(has_freqs_ ? inputs[2] : inputs[0]), has_freqs = has_freqs_,
@@ -299,10 +288,7 @@ mx::array sdpa(
 
 void SdpaCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
-  out.set_data(mx::allocator::malloc(out.nbytes()));
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  for (auto& a : inputs) enc.set_input_array(a);
-  enc.set_output_array(out);
+  auto& enc = begin_eval(stream(), inputs, out);
   const bool avx2 = avx2_path("auto");
   enc.dispatch([q = weak(inputs[0]), k = weak(inputs[1]), v = weak(inputs[2]),
                 mask = weak(has_mask_ ? inputs[3] : inputs[0]), has_mask = has_mask_,

@@ -374,11 +374,7 @@ mx::array quantized_rows(
 void QuantizedRowsCPU::eval_cpu(const std::vector<mx::array>& inputs,
                                 std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
-  out.set_data(mx::allocator::malloc(out.nbytes()));
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  for (auto& a : inputs) enc.set_input_array(a);
-  enc.set_output_array(out);
-  auto weak = [](const mx::array& a) { return mx::array::unsafe_weak_copy(a); };
+  auto& enc = begin_eval(stream(), inputs, out);
   enc.dispatch([ids = weak(inputs[0]), w = weak(inputs[1]), sc = weak(inputs[2]),
                 bi = weak(inputs[3]), out = weak(out), gs = group_size_, bits = bits_]() mutable {
     const int64_t n = int64_t(ids.size()), rows = w.shape(0);
@@ -415,6 +411,17 @@ void QuantizedRowsCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::a
   throw std::runtime_error("AfmQuantizedRowsCPU runs on the CPU only");
 }
 
+mx::cpu::CommandEncoder& begin_eval(
+    const mx::Stream& s,
+    const std::vector<mx::array>& inputs,
+    mx::array& out) {
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = mx::cpu::get_command_encoder(s);
+  for (auto& a : inputs) enc.set_input_array(a);
+  enc.set_output_array(out);
+  return enc;
+}
+
 void copy_row_major(const mx::array& x, float* dst) {
   const int nd = int(x.ndim());
   const float* src = x.data<float>();
@@ -446,17 +453,11 @@ void QuantizedMatmulCPU::eval_cpu(
   auto& scales = inputs[2];
   auto& biases = inputs[3];
   auto& out = outputs[0];
-  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = begin_eval(stream(), inputs, out);
   const int K = x.shape(-1), N = w.shape(0);
   const int M = K ? int(x.size() / K) : 0;
   mx::array xsum({M, K / group_size_}, mx::float32, nullptr, {});
   xsum.set_data(mx::allocator::malloc(xsum.nbytes()));
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  enc.set_input_array(x);
-  enc.set_input_array(w);
-  enc.set_input_array(scales);
-  enc.set_input_array(biases);
-  enc.set_output_array(out);
   const bool strided = !x.flags().row_contiguous;
   mx::array xc = strided ? mx::array({M, K}, mx::float32, nullptr, {}) : x;
   if (strided) {
@@ -467,7 +468,7 @@ void QuantizedMatmulCPU::eval_cpu(
             xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
   enc.add_temporary(xsum);
   Kernel kernel = kernel_for(isa_, bits_);
-  enc.dispatch([a, kernel, strided, x = mx::array::unsafe_weak_copy(x)]() {
+  enc.dispatch([a, kernel, strided, x = weak(x)]() {
     if (strided) copy_row_major(x, const_cast<float*>(a.x));
     run_qmm(a, kernel);
   });

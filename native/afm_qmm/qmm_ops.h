@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "mlx/backend/cpu/encoder.h"
 #include "mlx/ops.h"
 #include "mlx/primitives.h"
 
@@ -39,6 +40,19 @@ std::string default_isa();                  // AFM_QMM_ISA or the best supported
 Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
+// The start of each primitive's eval_cpu here: allocates outputs[0] and registers the inputs
+// and the output with the stream's CPU encoder, which the caller then dispatches work to.
+mx::cpu::CommandEncoder& begin_eval(
+    const mx::Stream& s,
+    const std::vector<mx::array>& inputs,
+    mx::array& out);
+
+// An array captured by a dispatched task: its data without the graph (MLX's own CPU ops do the
+// same, so the graph is never released on the stream's thread).
+inline mx::array weak(const mx::array& a) {
+  return mx::array::unsafe_weak_copy(a);
+}
+
 // A row-major float32 copy of x (any strides) into dst, inside a dispatched task. Kernels take
 // x as it comes (no reshape or contiguous node in the graph) and copy only a strided one.
 void copy_row_major(const mx::array& x, float* dst);

@@ -103,13 +103,9 @@ void ParallelSgemmCPU::eval_cpu(
   auto& x = inputs[0];
   auto& w = inputs[1];
   auto& out = outputs[0];
-  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& enc = begin_eval(stream(), inputs, out);
   const int K = x.shape(-1), N = w.shape(0);
   const int M = K ? int(x.size() / K) : 0;
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  enc.set_input_array(x);
-  enc.set_input_array(w);
-  enc.set_output_array(out);
   const bool strided = !x.flags().row_contiguous && M > 0 && K > 0;
   mx::array xc = strided ? mx::array({M, K}, mx::float32, nullptr, {}) : x;
   if (strided) {
@@ -119,7 +115,7 @@ void ParallelSgemmCPU::eval_cpu(
   const float* xp = xc.data<float>();
   const float* wp = w.data<float>();
   float* op = out.data<float>();
-  enc.dispatch([xp, wp, op, M, N, K, strided, x = mx::array::unsafe_weak_copy(x)]() {
+  enc.dispatch([xp, wp, op, M, N, K, strided, x = weak(x)]() {
     if (M == 0 || N == 0) return;
     if (strided) copy_row_major(x, const_cast<float*>(xp));
     if (K == 0) {
