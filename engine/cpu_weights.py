@@ -219,7 +219,7 @@ def use_native_ops(choice: WeightsChoice) -> None:
     from engine import fast_ops
 
     if fast_ops.install():
-        choice.reason += "; RMSNorm, RoPE and decode attention as native CPU ops"
+        choice.reason += "; RMSNorm, RoPE, SiLU gate and decode attention as native CPU ops"
 
 
 def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:

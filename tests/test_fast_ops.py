@@ -1,9 +1,11 @@
-"""Native RMSNorm, RoPE and attention (engine.fast_ops): the same values as MLX's own ``mx.fast``
-functions (their CPU fallback graphs are the reference) on both instruction-set paths, the
-routing of ``mx.fast`` once installed, and a real model's greedy tokens with and without them."""
+"""Native RMSNorm, RoPE, SiLU gate and attention (engine.fast_ops): the same values as MLX's own
+``mx.fast`` functions and mlx-lm's ``swiglu`` (their CPU kernels are the reference) on both
+instruction-set paths, the routing of ``mx.fast`` and ``swiglu`` once installed, and a real
+model's greedy tokens with and without them."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import httpx
 import mlx.core as mx
 import pytest
 from mlx_lm import load as mlx_load
+from mlx_lm.models import activations
 from mlx_lm.models.cache import make_prompt_cache
 
 from engine import fast_ops, qkernels
@@ -22,6 +25,7 @@ pytestmark = pytest.mark.skipif(fast_ops.available() is not None,
 REF_RMS = fast_ops._ORIGINAL["rms_norm"]  # noqa: SLF001 - MLX's own functions, the reference
 REF_ROPE = fast_ops._ORIGINAL["rope"]  # noqa: SLF001
 REF_SDPA = fast_ops._ORIGINAL["scaled_dot_product_attention"]  # noqa: SLF001
+REF_SWIGLU = fast_ops._SWIGLU  # noqa: SLF001 - mlx-lm's compiled silu(gate) * x
 CPU = mx.Device(mx.cpu)
 ISAS = [i for i in ("avx2", "portable") if i in qkernels.supported_isas()]
 
@@ -138,6 +142,30 @@ def test_attention_with_transposed_query(isa: str) -> None:
     assert _diff(got, REF_SDPA(q, k, v, scale=0.125)) <= 2e-5
 
 
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 1, 1536), (2, 45, 1536), (5, 13), (0, 8)])
+def test_silu_gate_matches_mlx(isa: str, shape: tuple[int, ...]) -> None:
+    """Within 2e-6 relative of MLX's, from tiny values to ones where exp over/underflows."""
+    gate = mx.random.normal(shape, key=_key(20, *shape)) * 30
+    x = mx.random.normal(shape, key=_key(21, *shape))
+    if gate.size >= 4:
+        gate[..., :4] = mx.array([-200.0, 200.0, 0.0, 1e-8])[: shape[-1]]
+    got, ref = fast_ops.swiglu(gate, x), REF_SWIGLU(gate, x)
+    assert got.shape == ref.shape and got.dtype == mx.float32
+    if ref.size:
+        assert mx.all(mx.abs(got - ref) <= 2e-6 * mx.maximum(mx.abs(ref), 1.0)).item()
+        assert not mx.any(mx.isnan(got)).item()
+
+
+def test_silu_gate_strided_and_left_to_mlx(isa: str) -> None:
+    gate = mx.random.normal((64, 24), key=_key(22)).T  # not row-contiguous
+    x = mx.random.normal((24, 64), key=_key(23))
+    assert _diff(fast_ops.swiglu(gate, x), REF_SWIGLU(gate, x)) <= 1e-5
+    half = gate.astype(mx.bfloat16)  # other dtypes and broadcasting: MLX's function
+    assert mx.array_equal(fast_ops.swiglu(half, half), REF_SWIGLU(half, half)).item()
+    row = x[:1]
+    assert _diff(fast_ops.swiglu(gate, row), REF_SWIGLU(gate, row)) == 0.0
+
+
 def test_what_the_native_ops_leave_to_mlx() -> None:
     """Other dtypes, long queries, sinks and bad shapes go to MLX's function, results unchanged."""
     q = mx.random.normal((1, 4, 40, 32), key=_key(11))
@@ -169,8 +197,14 @@ def test_install_routes_mx_fast_and_uninstall_restores() -> None:
         assert mx.fast.rms_norm is fast_ops.rms_norm
         assert mx.fast.rope is fast_ops.rope
         assert mx.fast.scaled_dot_product_attention is fast_ops.scaled_dot_product_attention
+        models = [m for n, m in sys.modules.items()
+                  if n.startswith("mlx_lm.models.") and hasattr(m, "swiglu")]
+        assert activations.swiglu is fast_ops.swiglu
+        assert all(m.swiglu is fast_ops.swiglu for m in models)
         fast_ops.uninstall()
         assert mx.fast.rms_norm is REF_RMS and not fast_ops.installed()
+        assert activations.swiglu is REF_SWIGLU
+        assert all(m.swiglu is REF_SWIGLU for m in models)
     finally:
         if was:
             fast_ops.install(CPU)
@@ -198,6 +232,7 @@ def test_model_greedy_tokens_unchanged(tiny_model: Path) -> None:
     try:
         ref_tokens, ref_logits = _greedy(model, prompt, 16)
         fast_ops.install(CPU)
+        assert sys.modules[type(model).__module__].swiglu is fast_ops.swiglu  # its MLP's gate
         tokens, logits = _greedy(model, prompt, 16)
     finally:
         fast_ops.uninstall()
@@ -211,7 +246,7 @@ def test_model_greedy_tokens_unchanged(tiny_model: Path) -> None:
 def test_served_model_reports_native_ops(live_server: Callable[..., LiveServer]) -> None:
     server = live_server("--concurrent", "4")
     health = httpx.get(server.url + "/health").json()["cpu_weights"]
-    assert "RMSNorm, RoPE and decode attention as native CPU ops" in health["reason"]
+    assert "RMSNorm, RoPE, SiLU gate and decode attention as native CPU ops" in health["reason"]
     chat = server.openai().chat.completions.create(
         model="tiny", messages=[{"role": "user", "content": "hi"}], max_tokens=8, seed=1)
     assert chat.choices[0].message.content is not None

@@ -32,6 +32,50 @@ inline void axpy(float* y, const float* x, float a, int n) {
 }
 
 #if defined(__AVX2__) && defined(__FMA__)
+// exp(x) for 8 lanes: x clamped to [-87.3, 88.3], 2^n * p(r) with |r| <= ln2/2 and a degree-6
+// polynomial (relative error ~2e-7, results never denormal).
+inline __m256 exp8(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 720);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+#endif
+
+// s[j] = exp(s[j] - m) for j < n; returns their sum.
+inline float exp_shifted(float* s, int n, float m) {
+  float sum = 0.0f;
+  int j = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  __m256 acc = _mm256_setzero_ps();
+  const __m256 mv = _mm256_set1_ps(m);
+  for (; j + 8 <= n; j += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(s + j), mv));
+    _mm256_storeu_ps(s + j, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  float lanes[8];
+  _mm256_storeu_ps(lanes, acc);
+  for (float l : lanes) sum += l;
+#endif
+  for (; j < n; ++j) {
+    s[j] = std::exp(s[j] - m);
+    sum += s[j];
+  }
+  return sum;
+}
+
+#if defined(__AVX2__) && defined(__FMA__)
 inline float hsum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -169,12 +213,7 @@ void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strid
     float* sr = scores.data() + size_t(r) * lk;
     float m = neg_inf;
     for (int j = 0; j < lk; ++j) m = sr[j] > m ? sr[j] : m;
-    float sum = 0.0f;
-    for (int j = 0; j < lk; ++j) {
-      sr[j] = std::exp(sr[j] - m);
-      sum += sr[j];
-    }
-    inv_sum[r] = 1.0f / sum;
+    inv_sum[r] = 1.0f / exp_shifted(sr, lk, m);
   }
   for (int j = 0; j < lk; ++j) {
     const float* vj = vb + j * v.s[2];
@@ -189,6 +228,19 @@ void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strid
     const float* a = acc.data() + size_t(r) * dv;
     for (int i = 0; i < dv; ++i) o[i] = a[i] * inv_sum[r];
   }
+}
+
+void silu_mul(const float* g, const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  const __m256 one = _mm256_set1_ps(1.0f);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 gv = _mm256_loadu_ps(g + i);
+    const __m256 den = _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), gv)));
+    _mm256_storeu_ps(y + i, _mm256_div_ps(_mm256_mul_ps(gv, _mm256_loadu_ps(x + i)), den));
+  }
+#endif
+  for (; i < n; ++i) y[i] = g[i] * x[i] / (1.0f + std::exp(-g[i]));
 }
 
 }  // namespace AFM_FAST_NS

@@ -326,4 +326,45 @@ bool SdpaCPU::is_equivalent(const mx::Primitive& other) const {
   return scale_ == o.scale_ && has_mask_ == o.has_mask_ && causal_ == o.causal_;
 }
 
+// ---- SiLU gate ------------------------------------------------------------------------------
+
+mx::array silu_mul(const mx::array& gate, const mx::array& x) {
+  check_f32(gate, "gate");
+  check_f32(x, "x");
+  if (gate.shape() != x.shape()) throw std::invalid_argument("afm silu_mul: shapes differ");
+  return mx::array(x.shape(), mx::float32, std::make_shared<SiluMulCPU>(cpu_stream()), {gate, x});
+}
+
+void SiluMulCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  auto& enc = begin_eval(stream(), inputs, out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([g = weak(inputs[0]), x = weak(inputs[1]), out = weak(out), avx2]() mutable {
+    const int64_t n = int64_t(out.size());
+    if (n == 0) return;
+    std::vector<float> keep_g, keep_x;
+    auto flat = [n](const mx::array& a, std::vector<float>& keep) -> const float* {
+      if (a.flags().row_contiguous) return a.data<float>();
+      keep.resize(size_t(n));
+      copy_row_major(a, keep.data());
+      return keep.data();
+    };
+    const float* gp = flat(g, keep_g);
+    const float* xp = flat(x, keep_x);
+    float* op = out.data<float>();
+    auto kernel = avx2 ? AFM_AVX2_OR_PORTABLE(silu_mul) : fast_portable::silu_mul;
+    const int threads = threads_for(double(n) * 8);
+    const int64_t per = threads == 1 ? n : ((n + 2 * threads - 1) / (2 * threads) + 7) / 8 * 8;
+    const int ntasks = int((n + per - 1) / per);
+    parallel_for(ntasks, threads, [&](int t) {
+      const int64_t lo = t * per, len = std::min(n, lo + per) - lo;
+      kernel(gp + lo, xp + lo, op + lo, len);
+    });
+  });
+}
+
+void SiluMulCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmSiluMulCPU runs on the CPU only");
+}
+
 }  // namespace afm

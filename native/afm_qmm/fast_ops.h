@@ -38,6 +38,10 @@ mx::array sdpa(
     const std::optional<mx::array>& mask,
     bool causal);
 
+// silu(gate) * x (mlx-lm's swiglu): gate and x float32 of one shape. MLX's CPU backend runs the
+// compiled elementwise kernel with scalar exp and fmaf calls (~11 ns per element).
+mx::array silu_mul(const mx::array& gate, const mx::array& x);
+
 // x [m, k] @ w[n, k].T into out (row stride ldo) with the AVX2 kernel for a few rows of x;
 // small_gemm_available() says whether this CPU and build have it (AFM_QMM_ISA=portable: no).
 bool small_gemm_available();
@@ -59,6 +63,7 @@ struct Strided4 {
   void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strided4* mask, \
               bool mask_bool, bool causal, int b, int g, int n_rep, int lq, int lk, int d,   \
               int dv, float scale, float* out, int hq);                                      \
+  void silu_mul(const float* g, const float* x, float* y, int64_t n);                          \
   }
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
@@ -115,6 +120,22 @@ class SdpaCPU : public mx::Primitive {
  private:
   float scale_;
   bool has_mask_, causal_;
+};
+
+class SiluMulCPU : public mx::Primitive {
+ public:
+  explicit SiluMulCPU(mx::Stream s) : mx::Primitive(s) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmSiluMulCPU";
+  }
+  std::vector<mx::Shape> output_shapes(const std::vector<mx::array>& inputs) override {
+    return {inputs[0].shape()};  // elementwise: lets shapeless mx.compile trace through it
+  }
+  bool is_equivalent(const mx::Primitive&) const override {
+    return true;
+  }
 };
 
 }  // namespace afm
