@@ -27,7 +27,7 @@ from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
 
-from engine import cpu_weights, distributed, metrics
+from engine import cache_join, cpu_weights, distributed, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
@@ -177,7 +177,7 @@ class ModelRunner:
             self.batch_cache = cache
         else:
             for batch_c, new_c in zip(self.batch_cache, cache, strict=True):
-                batch_c.extend(new_c)
+                cache_join.extend(batch_c, new_c)
         for i in keep:
             group[i].cache = None
             self.decoding.append(group[i])
@@ -220,7 +220,7 @@ class ModelRunner:
             self.batch_cache = single
         else:
             for batch_c, new_c in zip(self.batch_cache, single, strict=True):
-                batch_c.extend(new_c)
+                cache_join.extend(batch_c, new_c)
         seq.cache = None
         self.decoding.append(seq)
 
