@@ -148,9 +148,10 @@ def _replace_swiglu(old: Any, new: Any) -> None:
             module.swiglu = new
 
 
-def install(device: mx.Device | None = None) -> bool:
-    """Route ``mx.fast``'s RMSNorm, RoPE and attention through the native ops, when the device
-    is the CPU and :func:`available`. Returns whether they are installed."""
+def install(device: mx.Device | None = None, *, silu_gate: bool = True) -> bool:
+    """Route ``mx.fast``'s RMSNorm, RoPE and attention (and, with ``silu_gate``, mlx-lm's
+    ``swiglu``) through the native ops, when the device is the CPU and :func:`available`.
+    Returns whether they are installed."""
     device = device or mx.default_device()
     if device.type != mx.DeviceType.cpu or available() is not None:
         return installed()
@@ -160,7 +161,10 @@ def install(device: mx.Device | None = None) -> bool:
         mx.fast.scaled_dot_product_attention = scaled_dot_product_attention
         log.info("native CPU ops: RMSNorm, RoPE, SiLU gate and attention (up to %d queries) "
                  "each one primitive", MAX_QUERY)
-    _replace_swiglu(_SWIGLU, swiglu)  # also model modules imported since the last install
+    if silu_gate:  # also model modules imported since the last install
+        _replace_swiglu(_SWIGLU, swiglu)
+    else:
+        _replace_swiglu(swiglu, _SWIGLU)
     return True
 
 

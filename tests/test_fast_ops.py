@@ -201,6 +201,10 @@ def test_install_routes_mx_fast_and_uninstall_restores() -> None:
                   if n.startswith("mlx_lm.models.") and hasattr(m, "swiglu")]
         assert activations.swiglu is fast_ops.swiglu
         assert all(m.swiglu is fast_ops.swiglu for m in models)
+        assert fast_ops.install(CPU, silu_gate=False)  # the benchmark's middle variant
+        assert mx.fast.rms_norm is fast_ops.rms_norm and activations.swiglu is REF_SWIGLU
+        assert all(m.swiglu is REF_SWIGLU for m in models)
+        fast_ops.install(CPU)
         fast_ops.uninstall()
         assert mx.fast.rms_norm is REF_RMS and not fast_ops.installed()
         assert activations.swiglu is REF_SWIGLU

@@ -2,9 +2,10 @@
 
 Prints, for each batch size: the MLX graph nodes of one decode step by primitive, and the step
 time split into building the graph (Python) and ``async_eval`` (dispatch and compute: on MLX's
-CPU backend it returns only when all but a few dozen ops have run), with the native
-RMSNorm / RoPE / attention (``engine.fast_ops``) and without them (MLX's ``mx.fast`` CPU
-fallbacks), interleaved. The model gets what the engine does at load (CPU weight policy,
+CPU backend it returns only when all but a few dozen ops have run), interleaved over three
+variants: MLX's ``mx.fast`` CPU fallbacks and mlx-lm's ``swiglu``; the native RMSNorm / RoPE /
+attention (``engine.fast_ops``) with mlx-lm's ``swiglu``; and all native ops (the SiLU gate
+too, what the engine runs). The model gets what the engine does at load (CPU weight policy,
 parallel float32 matmuls, native quantized kernels).
 
 Run in a fresh interpreter (the BLAS must load before MLX)::
@@ -68,6 +69,19 @@ def step_times(model: object, batch: int, steps: int) -> tuple[float, float, flo
     return 1000 * total / steps, 1000 * build / steps, 1000 * launch / steps
 
 
+VARIANTS = (("MLX fallbacks", "mlx"), ("native, MLX swiglu", "no-gate"), ("native", "all"))
+
+
+def use(variant: str) -> None:
+    """Route the model's ops as ``variant`` says (see :data:`VARIANTS`)."""
+    from engine import fast_ops
+
+    if variant == "mlx":
+        fast_ops.uninstall()
+    else:
+        fast_ops.install(silu_gate=variant == "all")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True)
@@ -86,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     cpu_weights.use_native_ops(choice)
     print(f"weights: {choice.reason}")
     for batch in args.batch:
-        for label, on in (("MLX mx.fast fallbacks", False), ("native ops", True)):
-            fast_ops.install() if on else fast_ops.uninstall()
+        for label, variant in VARIANTS:
+            use(variant)
             counts = node_counts(model, batch)
             top = ", ".join(f"{k} {v}" for k, v in counts.most_common(8))
             print(f"B={batch} {label}: {sum(counts.values())} graph nodes ({top}, ...)")
@@ -96,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|")
     for _ in range(args.rounds):
         for batch in args.batch:
-            for label, on in (("MLX fallbacks", False), ("native", True)):
-                fast_ops.install() if on else fast_ops.uninstall()
+            for label, variant in VARIANTS:
+                use(variant)
                 step, build, launch = step_times(model, batch, args.steps)
                 print(f"| {batch} | {label} | {step:.2f} | {build:.2f} | {launch:.2f} |",
                       flush=True)

@@ -1,0 +1,50 @@
+"""tools/bench.py's report: ratios of two servers are medians of per-round (paired) ratios."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.bench import Results, targets
+from tools.bench_lib.client import WaveStats
+
+
+def _wave(concurrency: int, tok_s: float) -> WaveStats:
+    return WaveStats(concurrency=concurrency, requests=concurrency, failed=0,
+                     tokens=int(tok_s * 10), wall=10.0, ttft_p50=None, ttft_p99=None,
+                     itl_p50=None, errors=[])
+
+
+def _results(rows: dict[str, list[tuple[float, float]]]) -> Results:
+    """rows: key -> per round (tok/s at c=1, tok/s at c=16)."""
+    r = Results()
+    for key, rounds in rows.items():
+        r.rounds[key] = {i: [_wave(1, a), _wave(16, b)] for i, (a, b) in enumerate(rounds)}
+        r.waves[key] = [_wave(1, sorted(a for a, _ in rounds)[len(rounds) // 2]),
+                        _wave(16, sorted(b for _, b in rounds)[len(rounds) // 2])]
+    return r
+
+
+def test_paired_ratio_is_the_median_of_per_round_ratios() -> None:
+    # the machine slows down in round 2 for both servers: the medians of the rows would give
+    # 100 / 150 = 0.67, the paired rounds 1.0 / 0.8 / 0.75 -> 0.8
+    r = _results({"afm": [(100, 400), (60, 300), (120, 500)],
+                  "llama-f32": [(100, 400), (75, 350), (160, 600)]})
+    value, ratios = r.paired("afm", "llama-f32", 1)
+    assert ratios == pytest.approx([1.0, 0.8, 0.75])
+    assert value == pytest.approx(0.8)
+    assert r.paired("afm", "llama-q4", 1) == (None, [])
+    rows = {row[0]: row for row in targets(r)}
+    assert rows["afm c=1 / llama-f32 c=1"][1:] == ["0.80x", ">= 0.6x", "PASS"]
+    c16 = rows["afm c=16 / llama-f32 c=16"]  # 1.0 / 0.857 / 0.833 -> 0.857
+    assert c16[1:] == ["0.86x", ">= 0.8x", "PASS"]
+    assert rows["afm-4bit c=16 / llama-q4 c=16"][3] == "n/a"
+
+
+def test_rounds_a_peer_missed_are_left_out() -> None:
+    r = _results({"afm": [(100, 400), (100, 400), (100, 400)],
+                  "llama-q4": [(300, 800)]})
+    r.rounds["afm-4bit"] = {0: [_wave(1, 140)], 2: [_wave(1, 150)]}
+    r.rounds["llama-q4"][2] = [_wave(1, 200)]
+    value, ratios = r.paired("afm-4bit", "llama-q4", 1)
+    assert ratios == pytest.approx([140 / 300, 150 / 200])
+    assert value == pytest.approx((140 / 300 + 150 / 200) / 2)
