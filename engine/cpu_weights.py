@@ -211,6 +211,18 @@ def use_parallel_matmuls(model: nn.Module, choice: WeightsChoice) -> None:
                           f"({count} layers)")
 
 
+def use_fused_siblings(model: nn.Module, choice: WeightsChoice) -> None:
+    """After the CPU layers are in place (:func:`apply`, :func:`use_parallel_matmuls`): sibling
+    projections of one input run as one matmul (``engine.fused_linear``); the reason says so."""
+    if not _is_cpu():
+        return
+    from engine import fused_linear
+
+    count = fused_linear.fuse_siblings(model)
+    if count:
+        choice.reason += f"; q/k/v and gate/up projections fused ({count} groups)"
+
+
 def use_native_ops(choice: WeightsChoice) -> None:
     """On the CPU, route RMSNorm, RoPE and decode attention through the native ops
     (``engine.fast_ops``, process-wide); the choice's reason says so."""

@@ -62,6 +62,7 @@ class ModelRunner:
             self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
             # not when sharded: the ranks already share the cores
             cpu_weights.use_parallel_matmuls(model, self.weights_choice)
+            cpu_weights.use_fused_siblings(model, self.weights_choice)
         cpu_weights.use_native_ops(self.weights_choice)
         self.model = model
         self.tokenizer = tokenizer

@@ -156,6 +156,17 @@ def test_silu_gate_matches_mlx(isa: str, shape: tuple[int, ...]) -> None:
         assert not mx.any(mx.isnan(got)).item()
 
 
+@pytest.mark.parametrize("shape", [(2, 5, 3072), (16, 1, 3072), (40, 3072), (3072,)])
+def test_silu_gate_on_column_slices(isa: str, shape: tuple[int, ...]) -> None:
+    """The halves of a fused gate/up product: rows at a fixed stride, read in place."""
+    both = mx.random.normal(shape, key=_key(24, *shape)) * 4
+    gate, x = both[..., :1536], both[..., 1536:]
+    assert _diff(fast_ops.swiglu(gate, x), REF_SWIGLU(gate, x)) <= 2e-5
+    if len(shape) == 3 and shape[1] > 2:  # uneven spacing (every other row): copied first
+        g2, x2 = gate[:, ::2], x[:, ::2]
+        assert _diff(fast_ops.swiglu(g2, x2), REF_SWIGLU(g2, x2)) <= 2e-5
+
+
 def test_silu_gate_strided_and_left_to_mlx(isa: str) -> None:
     gate = mx.random.normal((64, 24), key=_key(22)).T  # not row-contiguous
     x = mx.random.normal((24, 64), key=_key(23))

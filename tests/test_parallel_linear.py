@@ -136,3 +136,4 @@ def test_served_float32_model_reports_it(live_server: Callable[..., LiveServer])
     health = httpx.get(server.url + "/health").json()["cpu_weights"]
     assert health["weights"] == "float32"
     assert "float32 matmuls split over" in health["reason"]
+    assert "q/k/v and gate/up projections fused" in health["reason"]

@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     model, _ = load(args.model)
     choice = cpu_weights.apply(model)
     cpu_weights.use_parallel_matmuls(model, choice)
+    cpu_weights.use_fused_siblings(model, choice)
     cpu_weights.use_native_ops(choice)
     print(f"weights: {choice.reason}")
     for batch in args.batch:

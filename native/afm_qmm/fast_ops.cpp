@@ -64,6 +64,27 @@ Strided4 view4(const mx::array& a, std::vector<float>& keep, bool unit_last = tr
   return v;
 }
 
+// Whether the rows (last axis) of `a` are contiguous and evenly spaced, `ld` floats apart (one
+// row: its length): true for a column slice of a row-major matrix, false for broadcast rows.
+bool evenly_spaced_rows(const mx::array& a, int64_t& ld) {
+  const int nd = int(a.ndim());
+  if (nd == 0 || (a.shape(nd - 1) > 1 && a.strides()[nd - 1] != 1)) return false;
+  const int64_t n = a.shape(nd - 1);
+  int64_t inner = 1;  // rows one step of axis i moves over
+  ld = -1;
+  for (int i = nd - 2; i >= 0; --i) {
+    const int64_t size = a.shape(i);
+    if (size == 1) continue;
+    if (ld < 0)
+      ld = a.strides()[i];
+    else if (a.strides()[i] != ld * inner)
+      return false;
+    inner *= size;
+  }
+  if (ld < 0) ld = n;
+  return ld >= n;
+}
+
 void check_f32(const mx::array& a, const char* what) {
   if (a.dtype() != mx::float32)
     throw std::invalid_argument(std::string("afm fast ops: ") + what + " must be float32");
@@ -340,25 +361,38 @@ void SiluMulCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::
   auto& enc = begin_eval(stream(), inputs, out);
   const bool avx2 = avx2_path("auto");
   enc.dispatch([g = weak(inputs[0]), x = weak(inputs[1]), out = weak(out), avx2]() mutable {
-    const int64_t n = int64_t(out.size());
-    if (n == 0) return;
-    std::vector<float> keep_g, keep_x;
-    auto flat = [n](const mx::array& a, std::vector<float>& keep) -> const float* {
-      if (a.flags().row_contiguous) return a.data<float>();
-      keep.resize(size_t(n));
-      copy_row_major(a, keep.data());
-      return keep.data();
-    };
-    const float* gp = flat(g, keep_g);
-    const float* xp = flat(x, keep_x);
-    float* op = out.data<float>();
+    const int64_t total = int64_t(out.size());
+    if (total == 0) return;
     auto kernel = avx2 ? AFM_AVX2_OR_PORTABLE(silu_mul) : fast_portable::silu_mul;
-    const int threads = threads_for(double(n) * 8);
-    const int64_t per = threads == 1 ? n : ((n + 2 * threads - 1) / (2 * threads) + 7) / 8 * 8;
-    const int ntasks = int((n + per - 1) / per);
-    parallel_for(ntasks, threads, [&](int t) {
-      const int64_t lo = t * per, len = std::min(n, lo + per) - lo;
-      kernel(gp + lo, xp + lo, op + lo, len);
+    float* op = out.data<float>();
+    const int threads = threads_for(double(total) * 8);
+    if (g.flags().row_contiguous && x.flags().row_contiguous) {  // one long row, in chunks
+      const int64_t per =
+          threads == 1 ? total : ((total + 2 * threads - 1) / (2 * threads) + 7) / 8 * 8;
+      parallel_for(int((total + per - 1) / per), threads, [&](int t) {
+        const int64_t lo = t * per, len = std::min(total, lo + per) - lo;
+        kernel(g.data<float>() + lo, x.data<float>() + lo, op + lo, len);
+      });
+      return;
+    }
+    // column slices of a wider product (fused gate/up projections) are rows at a fixed
+    // stride: read in place; anything else is copied row-major first
+    const int64_t n = x.shape(-1), rows = total / n;
+    std::vector<float> keep_g, keep_x;
+    int64_t ldg = 0, ldx = 0;
+    auto rows_of = [&](const mx::array& a, std::vector<float>& keep, int64_t& ld) {
+      if (evenly_spaced_rows(a, ld)) return a.data<float>();
+      keep.resize(size_t(total));
+      copy_row_major(a, keep.data());
+      ld = n;
+      return static_cast<const float*>(keep.data());
+    };
+    const float* gp = rows_of(g, keep_g, ldg);
+    const float* xp = rows_of(x, keep_x, ldx);
+    const int64_t per = std::max<int64_t>(1, (rows + 2 * threads - 1) / (2 * threads));
+    parallel_for(int((rows + per - 1) / per), threads, [&](int t) {
+      for (int64_t r = t * per; r < std::min(rows, (t + 1) * per); ++r)
+        kernel(gp + r * ldg, xp + r * ldx, op + r * n, n);
     });
   });
 }
