@@ -5,8 +5,10 @@ time split into building the graph (Python) and ``async_eval`` (dispatch and com
 CPU backend it returns only when all but a few dozen ops have run), interleaved over three
 variants: MLX's ``mx.fast`` CPU fallbacks and mlx-lm's ``swiglu``; the native RMSNorm / RoPE /
 attention (``engine.fast_ops``) with mlx-lm's ``swiglu``; and all native ops (the SiLU gate
-too, what the engine runs). The model gets what the engine does at load (CPU weight policy,
-parallel float32 matmuls, native quantized kernels).
+too, what the engine runs). Then the SiLU gate alone per call (mlx-lm's ``swiglu`` against the
+native op) and a batched prefill of 15 prompts of 31 tokens (the shape of a 16-client burst)
+with mlx-lm's gate and with the native one. The model gets what the engine does at load (CPU
+weight policy, parallel float32 matmuls, fused projections, native quantized kernels).
 
 Run in a fresh interpreter (the BLAS must load before MLX)::
 
@@ -72,6 +74,44 @@ def step_times(model: object, batch: int, steps: int) -> tuple[float, float, flo
 VARIANTS = (("MLX fallbacks", "mlx"), ("native, MLX swiglu", "no-gate"), ("native", "all"))
 
 
+def gate_calls(shapes: tuple[tuple[int, ...], ...] = ((1, 1, 1536), (16, 1, 1536),
+                                                      (1, 450, 1536))) -> None:
+    """Microseconds per call of the SiLU gate, mlx-lm's and native (evaluation included)."""
+    import mlx.core as mx
+
+    from engine import fast_ops
+
+    print("| shape | mlx-lm swiglu us | native us |")
+    print("|---|---|---|")
+    for shape in shapes:
+        gate, x = mx.random.normal(shape), mx.random.normal(shape)
+        mx.eval(gate, x)
+        cells = []
+        for fn in (fast_ops._SWIGLU, fast_ops.swiglu):  # noqa: SLF001 - mlx-lm's, the reference
+            times = []
+            for _ in range(30):
+                t0 = time.perf_counter()
+                mx.eval(fn(gate, x))
+                times.append(time.perf_counter() - t0)
+            cells.append(f"{1e6 * sorted(times)[15]:.0f}")
+        print(f"| {list(shape)} | {cells[0]} | {cells[1]} |", flush=True)
+
+
+def prefill_ms(model: object, rows: int = 15, length: int = 31) -> float:
+    """Milliseconds for one left-padded batched prefill (as ``prefill_together`` runs it)."""
+    import mlx.core as mx
+    from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
+
+    pads = [i % 3 for i in range(rows)]
+    cache = [BatchKVCache(pads) for _ in make_prompt_cache(model)]
+    tokens = mx.random.randint(3, 1000, (rows, length), key=mx.random.key(rows))
+    t0 = time.perf_counter()
+    model(tokens[:, :-1], cache=cache)  # type: ignore[operator]
+    logits = model(tokens[:, -1:], cache=cache)[:, -1, :]  # type: ignore[operator]
+    mx.eval(logits, [c.state for c in cache])
+    return 1000 * (time.perf_counter() - t0)
+
+
 def use(variant: str) -> None:
     """Route the model's ops as ``variant`` says (see :data:`VARIANTS`)."""
     from engine import fast_ops
@@ -116,6 +156,18 @@ def main(argv: list[str] | None = None) -> int:
                 step, build, launch = step_times(model, batch, args.steps)
                 print(f"| {batch} | {label} | {step:.2f} | {build:.2f} | {launch:.2f} |",
                       flush=True)
+    print()
+    fast_ops.install()
+    gate_calls()
+    print()
+    prefill_ms(model)
+    times: dict[str, list[float]] = {"native, MLX swiglu": [], "native": []}
+    for _ in range(3 * args.rounds):
+        for label, variant in VARIANTS[1:]:
+            use(variant)
+            times[label].append(prefill_ms(model))
+    print("prefill, 15 prompts x 31 tokens (median ms): " + ", ".join(
+        f"{label} {sorted(t)[len(t) // 2]:.0f}" for label, t in times.items()))
     fast_ops.install()
     return 0
 
