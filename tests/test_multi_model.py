@@ -22,8 +22,9 @@ import pytest
 from tests.conftest import LiveServer
 
 MSG = [{"role": "user", "content": "Hello there"}]
-LONG = 1000
-"""Tokens of the stream that keeps a model busy (ignore_eos): seconds on the tiny model."""
+LONG = 3500
+"""Tokens of the stream that keeps a model busy (ignore_eos): seconds on the tiny model, which
+decodes ~1-2 ms a token on two cores (1000 tokens once finished inside the tests' 1 s wait)."""
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Weather of a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
