@@ -234,6 +234,19 @@ def use_native_ops(choice: WeightsChoice) -> None:
         choice.reason += "; RMSNorm, RoPE, SiLU gate and decode attention as native CPU ops"
 
 
+def prepare(model: nn.Module, mode: str = "auto", what: str = "model", *,
+            sharded: bool = False) -> WeightsChoice:
+    """Everything the engine does to a freshly loaded model for the CPU: :func:`apply`,
+    then (not when sharded: the ranks already share the cores, and their layers are shards)
+    :func:`use_parallel_matmuls` and :func:`use_fused_siblings`, then :func:`use_native_ops`."""
+    choice = apply(model, mode, what=what)
+    if not sharded:
+        use_parallel_matmuls(model, choice)
+        use_fused_siblings(model, choice)
+    use_native_ops(choice)
+    return choice
+
+
 def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
     """Apply the policy to a freshly loaded ``model``; logs one line saying what and why."""
     if mode not in MODES:

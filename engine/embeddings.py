@@ -27,8 +27,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from engine.bert import BertConfig, BertModel
-from engine.cpu_weights import WeightsChoice, use_native_ops, use_parallel_matmuls
-from engine.cpu_weights import apply as apply_cpu_weights
+from engine.cpu_weights import WeightsChoice, prepare
 
 BUILTIN_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 BUILTIN_ALIASES = ("all-MiniLM-L6-v2",)
@@ -252,9 +251,7 @@ class EmbeddingModel:
 
         model = BertModel(config)
         model.load_hf_weights(_load_weights(transformer_dir))
-        weights_choice = apply_cpu_weights(model, cpu_weights, what=model_id)
-        use_parallel_matmuls(model, weights_choice)
-        use_native_ops(weights_choice)
+        weights_choice = prepare(model, cpu_weights, what=model_id)
         embedder = cls(
             model_id,
             model,

@@ -54,16 +54,12 @@ class ModelRunner:
         if config.sharded:
             group = distributed.world()
             model, tokenizer = distributed.load_sharded(config.model, group, config.shard_mode)
-            self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
             if int(group.rank()) == 0:
                 self.channel = distributed.StepChannel(group)
         else:
             model, tokenizer = mlx_load(config.model)[:2]
-            self.weights_choice = cpu_weights.apply(model, config.cpu_weights, what=config.model)
-            # not when sharded: the ranks already share the cores
-            cpu_weights.use_parallel_matmuls(model, self.weights_choice)
-            cpu_weights.use_fused_siblings(model, self.weights_choice)
-        cpu_weights.use_native_ops(self.weights_choice)
+        self.weights_choice = cpu_weights.prepare(model, config.cpu_weights, what=config.model,
+                                                  sharded=config.sharded)
         self.model = model
         self.tokenizer = tokenizer
         args = getattr(model, "args", None)

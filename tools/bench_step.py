@@ -135,10 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     from engine import cpu_weights, fast_ops
 
     model, _ = load(args.model)
-    choice = cpu_weights.apply(model)
-    cpu_weights.use_parallel_matmuls(model, choice)
-    cpu_weights.use_fused_siblings(model, choice)
-    cpu_weights.use_native_ops(choice)
+    choice = cpu_weights.prepare(model)  # what the engine does at load
     print(f"weights: {choice.reason}")
     for batch in args.batch:
         for label, variant in VARIANTS:

@@ -63,10 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from engine import cpu_weights
 
     model, _ = load(args.model)
-    choice = cpu_weights.apply(model)  # what the engine does at load (issue 14)
-    cpu_weights.use_parallel_matmuls(model, choice)
-    cpu_weights.use_fused_siblings(model, choice)
-    cpu_weights.use_native_ops(choice)
+    choice = cpu_weights.prepare(model)  # what the engine does at load
     decode_tok_s(model, 1, 8, 8)  # warm-up
     rows = [decode_tok_s(model, b, args.tokens, args.prompt_tokens) for b in args.batch]
     blas = {"name": info.name, "path": info.path, "gflops": info.gflops, "fast": info.fast,
