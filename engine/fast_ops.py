@@ -20,11 +20,12 @@ Outputs agree with MLX's within float32 rounding (RoPE at large positions within
 the angle, ~1e-4; tests/test_fast_ops.py). ``AFM_FAST_OPS=0`` leaves ``mx.fast`` alone.
 
 The SiLU gate of the MLP (mlx-lm's ``swiglu``: ``silu(gate) * x``) has a kernel on the CPU, but a
-scalar one (one ``exp`` and ``fmaf`` library call per element: 20-30 ns per element, ~0.8 ms per
-layer for 16 decode rows of the bench model, 22 ms for a 450-row prefill); the native op is
-vectorized and split over the thread pool (74 and 300 us). mlx-lm's models import ``swiglu`` by
-name from ``mlx_lm.models.activations``, so :func:`install` replaces it there and in every
-loaded model module that holds it (models loaded later import the replacement).
+scalar one (one ``exp`` and ``fmaf`` library call per element: 20-30 ns per element, 0.5-0.7 ms
+per call for 16 decode rows of the bench model, 13 ms for a 450-row prefill); the native op is
+vectorized and split over the thread pool (40-60 us and 0.26-0.28 ms; ``tools/bench_step.py``).
+mlx-lm's models import ``swiglu`` by name from ``mlx_lm.models.activations``, so :func:`install`
+replaces it there and in every loaded model module that holds it (models loaded later import the
+replacement).
 """
 
 from __future__ import annotations
