@@ -48,3 +48,18 @@ def test_rounds_a_peer_missed_are_left_out() -> None:
     value, ratios = r.paired("afm-4bit", "llama-q4", 1)
     assert ratios == pytest.approx([140 / 300, 150 / 200])
     assert value == pytest.approx((140 / 300 + 150 / 200) / 2)
+
+
+def test_raw_rows_count_their_prefill_like_a_server_wave() -> None:
+    # a server's aggregate covers its wave's prefills; the raw row must too
+    from tools.bench_lib.report import raw_row
+
+    raw = {"batch": 8, "tokens": 64, "tok_s": 512.0, "wall_tok_s": 400.0, "step_ms": 15.6,
+           "prefill_ms": 256.0}
+    r = _results({"afm": [(90, 400)]})
+    r.raw = [raw]
+    r.waves["afm"].append(_wave(8, 360))
+    assert raw_row(raw)[4] == "400.0"
+    rows = {row[0]: row for row in targets(r)}
+    assert rows["afm c=8 / raw engine B=8 (prefill + decode)"][1:] == ["0.90x", ">= 0.85x",
+                                                                       "PASS"]

@@ -116,8 +116,10 @@ class Results:
         return next((w for w in self.waves.get(key, []) if w.concurrency == concurrency), None)
 
     def raw_tok_s(self, batch: int) -> float | None:
-        """Raw engine tok/s at ``batch``, if measured."""
-        return next((r["tok_s"] for r in self.raw if r["batch"] == batch), None)
+        """Raw engine tok/s at ``batch`` over prefill and decode (like a server's wave), if
+        measured."""
+        return next((r.get("wall_tok_s", r["tok_s"]) for r in self.raw if r["batch"] == batch),
+                    None)
 
 
 def parse_only(text: str | None) -> set[str]:
@@ -214,7 +216,8 @@ class Bench:
         rows = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
         self._raw_rounds.append(rows)
         for row in rows:
-            print(f"[raw] B={row['batch']}: {row['tok_s']:.1f} tok/s", file=sys.stderr)
+            print(f"[raw] B={row['batch']}: {row['wall_tok_s']:.1f} tok/s with prefill, "
+                  f"{row['tok_s']:.1f} decoding", file=sys.stderr)
 
     def sweep(self, server: Server, levels: list[int] | None = None) -> list[WaveStats]:
         """Streaming clients at each concurrency level, ``waves`` x concurrency requests each."""
@@ -429,7 +432,7 @@ class Bench:
                     self.run_server(key)
             if self.round == 0 and "slots" in self.only:
                 self.run_slots()
-        self.results.raw = [_median_by(rows, "tok_s")
+        self.results.raw = [_median_by(rows, "wall_tok_s")
                             for rows in zip(*self._raw_rounds, strict=True)]
         self.results.waves = {key: [_median_wave(list(w)) for w in zip(*rounds, strict=True)]
                               for key, rounds in self._wave_rounds.items()}
@@ -476,13 +479,15 @@ def targets(r: Results) -> list[list[str]]:
     afm8, afm1 = r.wave("afm", 8), r.wave("afm", 1)
     tok8 = afm8.tok_s if afm8 else None
     v = _ratio(tok8, r.raw_tok_s(8))
-    add("afm c=8 / raw forward B=8", v, ">= 0.85x", None if v is None else v >= 0.85)
+    add("afm c=8 / raw engine B=8 (prefill + decode)", v, ">= 0.85x",
+        None if v is None else v >= 0.85)
     for key, goal in (("mlxlm-blas", 1.3), ("mlxlm-installed", 5.0)):
         v = r.paired("afm", key, 8)[0]
         add(f"afm c=8 / {r.labels.get(key, key)} c=8", v, f">= {goal}x",
             None if v is None else v >= goal)
     v = _ratio(afm1.tok_s if afm1 else None, r.raw_tok_s(1))
-    add("afm c=1 / raw forward B=1", v, ">= 0.90x", None if v is None else v >= 0.90)
+    add("afm c=1 / raw engine B=1 (prefill + decode)", v, ">= 0.90x",
+        None if v is None else v >= 0.90)
     for key in ("afm-bf16", "afm-8bit", "afm-4bit"):
         for c in (1, 8):
             v = r.paired(key, "afm", c)[0]
@@ -537,7 +542,9 @@ def render(args: argparse.Namespace, model: Path, r: Results, fast: dict[str, An
            "Aggregate tok/s = generated tokens / wall time of the row. TTFT from request start "
            "to the first content delta; ITL = gap between content deltas. Raw engine: "
            "greedy batched decode steps with a KV cache, no HTTP, same BLAS and load-time "
-           "policy as afm (parallel float32 matmuls).", ""]
+           "policy as afm; its aggregate covers the prefill of its 32-token prompts and the "
+           "decode steps (the same work as a server's wave of fresh requests of about that "
+           "length); its TTFT column is that prefill and its ITL column one decode step.", ""]
     rows = [raw_row(x) for x in r.raw]
     for key in SERVERS:
         rows += [throughput_row(r.labels.get(key, key), w) for w in r.waves.get(key, [])]

@@ -2,12 +2,17 @@
 
 Use it to show that a change keeps speed: both servers run side by side (one at a time per
 wave, alternating A, B, A, B...), each wave streams ``--tokens`` tokens per request at each
-concurrency level, and the table gives the median aggregate tok/s and the ratio B/A.
+concurrency level, and the table gives the median aggregate tok/s and the ratio B/A (the median
+of the per-round ratios: A and B ran back to back in each round).
 
     .venv/bin/python tools/bench_ab.py --a /tmp/base --b . --rounds 3
 
 Each checkout's code is imported from its own folder (PYTHONPATH and cwd), with this
-venv's packages. The model is the bench preset the project builds. Besides tok/s, the table
+venv's packages. ``--env-a`` / ``--env-b`` set environment variables for one side, so one
+checkout can be measured against itself with a switch flipped::
+
+    .venv/bin/python tools/bench_ab.py --a . --env-a AFM_FUSED_LINEAR=0 --rounds 5
+ The model is the bench preset the project builds. Besides tok/s, the table
 gives each server process's CPU time per generated token (user + system, all threads, from
 /proc), which other load on a shared machine disturbs much less than wall-clock rates.
 """
@@ -32,10 +37,13 @@ from tools.bench_lib.servers import Server, afm_spec, free_port  # noqa: E402
 class CheckoutServer(Server):
     """`afm serve` importing its code from another checkout."""
 
-    def __init__(self, checkout: Path, key: str, model: Path, log_dir: Path) -> None:
+    def __init__(self, checkout: Path, key: str, model: Path, log_dir: Path,
+                 concurrent: int = 8, env: dict[str, str] | None = None) -> None:
         port = free_port()
-        spec = afm_spec(model, port, 8, ["--data-dir", tempfile.mkdtemp(prefix="afm-ab-")])
+        spec = afm_spec(model, port, concurrent,
+                        ["--data-dir", tempfile.mkdtemp(prefix="afm-ab-")])
         spec.key, spec.label = key, f"afm serve ({checkout})"
+        spec.env = dict(env or {})
         super().__init__(spec, port, log_dir)
         self.checkout = checkout
 
@@ -75,13 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--concurrent", type=int, default=8, help="each server's slots")
+    parser.add_argument("--env-a", nargs="*", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--env-b", nargs="*", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
+    env_a, env_b = (dict(kv.split("=", 1) for kv in e) for e in (args.env_a, args.env_b))
     from modelbuilder import ensure_model
 
     model = ensure_model("bench")
     log_dir = Path(tempfile.mkdtemp(prefix="afm-ab-logs-"))
-    servers = {"A": CheckoutServer(args.a.resolve(), "A", model, log_dir),
-               "B": CheckoutServer(args.b.resolve(), "B", model, log_dir)}
+    servers = {"A": CheckoutServer(args.a.resolve(), "A", model, log_dir, args.concurrent, env_a),
+               "B": CheckoutServer(args.b.resolve(), "B", model, log_dir, args.concurrent, env_b)}
     results: dict[tuple[str, int], list[float]] = {}
     cpu: dict[tuple[str, int], list[float]] = {}
     try:
@@ -107,14 +119,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for server in servers.values():
             server.stop()
-    print(f"A = {args.a}, B = {args.b}; median of {args.rounds} interleaved rounds, "
-          f"{args.tokens} tokens per request, aggregate tok/s\n")
+    print(f"A = {args.a} {env_a or ''}, B = {args.b} {env_b or ''}; median of {args.rounds} "
+          f"interleaved rounds, {args.tokens} tokens per request, aggregate tok/s\n")
     print("| clients | A tok/s | B tok/s | B/A | A CPU ms/token | B CPU ms/token | B/A |\n"
           "|---|---|---|---|---|---|---|")
     for c in args.concurrency:
         a, b = (statistics.median(results[(k, c)]) for k in ("A", "B"))
         ca, cb = (statistics.median(cpu[(k, c)]) for k in ("A", "B"))
-        print(f"| {c} | {a:.1f} | {b:.1f} | {b / a:.3f} | {ca:.2f} | {cb:.2f} | {cb / ca:.3f} |")
+        paired = statistics.median(y / x for x, y in zip(results[("A", c)], results[("B", c)],
+                                                         strict=True))
+        cpu_paired = statistics.median(y / x for x, y in zip(cpu[("A", c)], cpu[("B", c)],
+                                                             strict=True))
+        print(f"| {c} | {a:.1f} | {b:.1f} | {paired:.3f} | {ca:.2f} | {cb:.2f} | "
+              f"{cpu_paired:.3f} |")
     return 0
 
 
