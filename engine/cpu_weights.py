@@ -190,11 +190,14 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
     become float32."""
     from engine import qkernels
 
-    count = qkernels.use_native_kernels(model)
+    count = qkernels.use_native_kernels(model)  # also times its SIMD paths on this model
     model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
     mx.eval(model.parameters())
+    bits = sorted({m.bits for _, m in model.named_modules()
+                   if isinstance(m, qkernels.QuantizedLinearCPU | qkernels.QuantizedEmbeddingCPU)})
+    paths = ", ".join(f"{qkernels.auto_isa(b)} at {b} bits" for b in bits)
     choice.reason = (f"{choice.source} weights run on AFM's native quantized CPU kernel "
-                     f"({qkernels.default_isa()}, {count} layers): {_mib(choice.native_bytes)} "
+                     f"({paths}, {count} layers): {_mib(choice.native_bytes)} "
                      f"instead of {_mib(choice.float32_bytes)} as float32")
 
 

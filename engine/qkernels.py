@@ -234,9 +234,21 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
     mx.eval([m.parameters() for _, m in model.named_modules()
              if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)])
     if swapped:
-        log.info("afm_qmm: %d quantized layers use the native %s kernel (%d threads)",
-                 swapped, _ext.default_isa(), _ext.num_threads())
+        from engine.qkernel_isa import pick_isas
+
+        timed = pick_isas(model)
+        log.info("afm_qmm: %d quantized layers use the native kernel (%d threads; %s)",
+                 swapped, _ext.num_threads(),
+                 "; ".join(t.describe() for t in timed) or f"{_ext.default_isa()} path")
     return swapped
+
+
+def auto_isa(bits: int) -> str | None:
+    """The path the kernel runs at ``bits`` (``AFM_QMM_ISA``, else the one timed fastest at
+    load by :func:`engine.qkernel_isa.pick_isas`, else the widest supported)."""
+    if _ext is None:
+        return None
+    return _ext.auto_isa(bits) if hasattr(_ext, "auto_isa") else _ext.default_isa()
 
 
 def _main(argv: list[str]) -> int:

@@ -232,3 +232,61 @@ def test_tiny_model_greedy_tokens_match_the_reference_path() -> None:
     tokens, logits = _greedy(native, prompt, 24)
     assert mx.max(mx.abs(logits - ref_logits)).item() < 1e-3
     assert tokens == ref_tokens
+
+
+@pytest.fixture
+def untimed_auto():
+    """Leave "auto" as the widest supported path after the test (the choice is process-wide)."""
+    yield
+    for bits in (4, 8):
+        qkernels._ext.set_auto_isa(bits, "auto")
+
+
+def _mixed_model() -> nn.Module:
+    mx.random.seed(5)
+    model = nn.Sequential(nn.Linear(256, 512), nn.Linear(512, 128), nn.Embedding(1000, 256))
+    nn.quantize(model, group_size=64, bits=4, class_predicate=lambda p, m: p != "layers.1")
+    model.layers[1] = nn.QuantizedLinear.from_linear(model.layers[1], group_size=64, bits=8)
+    return model
+
+
+def test_load_times_the_simd_paths_and_auto_runs_the_faster(untimed_auto, monkeypatch) -> None:
+    from engine import qkernel_isa
+
+    monkeypatch.delenv("AFM_QMM_ISA", raising=False)
+    model = _mixed_model()
+    x = mx.random.normal((3, 256), key=mx.random.key(2))
+    ref = model.layers[1](model.layers[0](x))
+    assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
+    simd = [isa for isa in ("avx512", "avx2") if isa in ISAS]
+    if len(simd) < 2:
+        assert qkernel_isa.pick_isas(model) == []  # nothing to choose between
+        return
+    timings = qkernel_isa.pick_isas(model)
+    assert [t.bits for t in timings] == [4, 8]
+    four, eight = timings
+    assert four.shape == (1000, 256)  # the tied embedding is the largest 4-bit layer (the head)
+    assert eight.shape == (128, 512)
+    for t in timings:
+        assert set(t.ms) == {"avx512", "avx2"} and all(ms > 0 for ms in t.ms.values())
+        assert t.chosen == min(t.ms, key=t.ms.__getitem__)
+        assert qkernels.auto_isa(t.bits) == t.chosen
+        assert t.chosen in t.describe() and f"{t.bits}-bit" in t.describe()
+    out = model.layers[1](model.layers[0](x))  # "auto" now runs the chosen paths
+    assert mx.allclose(out, ref, rtol=1e-4, atol=1e-4).item()
+    # a forced path wins over the timed one, and then nothing is timed
+    other = next(isa for isa in simd if isa != four.chosen)
+    monkeypatch.setenv("AFM_QMM_ISA", other)
+    assert qkernels.auto_isa(4) == other
+    assert qkernel_isa.pick_isas(model) == []
+
+
+def test_auto_path_setter_checks_its_arguments(untimed_auto) -> None:
+    with pytest.raises(ValueError, match="bits"):
+        qkernels._ext.set_auto_isa(3, "avx2")
+    with pytest.raises(ValueError, match="unknown isa"):
+        qkernels._ext.set_auto_isa(4, "sse9")
+    qkernels._ext.set_auto_isa(4, "portable")
+    assert qkernels.auto_isa(4) == "portable" and qkernels.auto_isa(8) == qkernels.default_isa()
+    qkernels._ext.set_auto_isa(4, "auto")
+    assert qkernels.auto_isa(4) == qkernels.default_isa()

@@ -84,13 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--concurrent", type=int, default=8, help="each server's slots")
+    parser.add_argument("--model", type=Path, help="model folder (default: the bench preset)")
     parser.add_argument("--env-a", nargs="*", default=[], metavar="KEY=VALUE")
     parser.add_argument("--env-b", nargs="*", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
     env_a, env_b = (dict(kv.split("=", 1) for kv in e) for e in (args.env_a, args.env_b))
     from modelbuilder import ensure_model
 
-    model = ensure_model("bench")
+    model = args.model or ensure_model("bench")
     log_dir = Path(tempfile.mkdtemp(prefix="afm-ab-logs-"))
     servers = {"A": CheckoutServer(args.a.resolve(), "A", model, log_dir, args.concurrent, env_a),
                "B": CheckoutServer(args.b.resolve(), "B", model, log_dir, args.concurrent, env_b)}

@@ -37,6 +37,9 @@ NB_MODULE(_afm_qmm, m) {
       "Rows ids of dequantize(w, scales, biases) (an embedding lookup), float32.");
   m.def("supported_isas", &afm::supported_isas, "Instruction sets this CPU can run, best first.");
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
+  m.def("auto_isa", &afm::auto_isa, "bits"_a, "The path 'auto' runs at these bits.");
+  m.def("set_auto_isa", &afm::set_auto_isa, "bits"_a, "isa"_a,
+        "Make 'auto' run this path at these bits ('auto' resets; AFM_QMM_ISA still wins).");
   m.def("set_num_threads", &afm::set_num_threads, "n"_a, "Threads per call; <= 0 resets.");
   m.def("num_threads", &afm::num_threads, "Threads per call.");
   m.def("has_sgemm", &afm::has_sgemm, "Whether a cblas_sgemm is loaded in this process.");

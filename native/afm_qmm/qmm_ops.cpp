@@ -72,7 +72,19 @@ Isa best_isa() {
   return Isa::Portable;
 }
 
-Isa resolve(Isa isa) {
+// What "auto" means at 4 and 8 bits once the engine has timed the paths (0: not timed, the best
+// supported); AFM_QMM_ISA still wins over it.
+std::atomic<int> g_auto_isa[2] = {0, 0};
+
+std::atomic<int>& auto_slot(int bits) {
+  return g_auto_isa[bits == 8 ? 1 : 0];
+}
+
+Isa resolve(Isa isa, int bits = 0) {
+  if (isa == Isa::Auto && bits && !std::getenv("AFM_QMM_ISA")) {
+    const int timed = auto_slot(bits).load();
+    if (timed) return Isa(timed);
+  }
   if (isa == Isa::Auto) {
     const char* env = std::getenv("AFM_QMM_ISA");
     isa = env ? parse_isa(env) : Isa::Auto;
@@ -293,6 +305,18 @@ std::string default_isa() {
   return isa_name(resolve(Isa::Auto));
 }
 
+std::string auto_isa(int bits) {
+  return isa_name(resolve(Isa::Auto, bits));
+}
+
+void set_auto_isa(int bits, const std::string& isa) {
+  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
+  const Isa i = parse_isa(isa);
+  if (i != Isa::Auto && !cpu_has(i))
+    throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
+  auto_slot(bits).store(int(i));
+}
+
 void set_num_threads(int n) {
   g_threads.store(n > 0 ? n : 0);
 }
@@ -328,7 +352,7 @@ mx::array quantized_matmul(
   if (K % group_size != 0 || w.shape(1) * 32 / bits != K || scales.shape(0) != N ||
       scales.shape(1) != K / group_size || biases.shape() != scales.shape())
     throw std::invalid_argument("afm_qmm: shapes of x, w, scales and biases do not match");
-  Isa isa = resolve(parse_isa(isa_s));
+  Isa isa = resolve(parse_isa(isa_s), bits);
   auto s = mx::default_stream(mx::Device::cpu);
   // evaluated row-contiguous arrays (weights, usually) go in as they are: fewer graph nodes
   auto row_major = [&](const mx::array& a) {

@@ -37,6 +37,8 @@ mx::array quantized_rows(
 
 std::vector<std::string> supported_isas();  // exact float paths, best first
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
+std::string auto_isa(int bits);             // what "auto" runs at `bits` (AFM_QMM_ISA, timed, best)
+void set_auto_isa(int bits, const std::string& isa);  // the timed choice for "auto"; "auto" resets
 Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
