@@ -6,7 +6,8 @@ the AVX2 path decodes faster: 4-bit decode step 3.44-3.57 -> 3.04-3.21 ms at bat
 15.7-15.9 -> 13.7-14.1 ms at batch 16; 8-bit 6.15 -> 4.73 ms at batch 1 (``tools/bench_step.py``,
 runs alternated). So instead of "the widest supported", the engine times both paths on one of
 the model's quantized layers per bit width, at 1 and 16 activation rows, and makes the faster
-one what ``"auto"`` runs at that bit width (:func:`pick_isas`). ``AFM_QMM_ISA`` still forces a
+one what ``"auto"`` runs at that bit width (:func:`pick_isas`, called by
+``engine.qkernels.use_native_kernels``). ``AFM_QMM_ISA`` still forces a
 path, and then nothing is timed.
 """
 
@@ -16,6 +17,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -50,30 +52,26 @@ def _layer_for(layers: list[nn.Module]) -> nn.Module:
     return fitting[-1] if fitting else by_size[0]
 
 
-def _time(ext: object, layer: nn.Module, x: mx.array, isa: str) -> float:
+def _time(ext: Any, layer: nn.Module, x: mx.array, isa: str) -> float:
     start = time.perf_counter()
-    mx.eval(ext.quantized_matmul(x, layer["weight"], layer["scales"],  # type: ignore[attr-defined]
-                                 layer["biases"], layer.group_size, layer.bits, isa))
+    mx.eval(ext.quantized_matmul(x, layer["weight"], layer["scales"], layer["biases"],
+                                 layer.group_size, layer.bits, isa))
     return time.perf_counter() - start
 
 
-def pick_isas(model: nn.Module) -> list[IsaTiming]:
-    """Time the SIMD paths on ``model``'s native quantized layers (one per bit width; a tied
-    embedding counts, as the LM head it also is) and make
-    the faster one what ``"auto"`` runs at that bit width; nothing is timed when
+def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
+    """Time the SIMD paths of the extension ``ext`` on one of ``layers`` (native quantized
+    layers of one model; a tied embedding counts, as the LM head it also is) per bit width and
+    make the faster one what ``"auto"`` runs at that bit width; nothing is timed when
     ``AFM_QMM_ISA`` forces a path or fewer than two paths run on this CPU."""
-    from engine import qkernels
-
-    ext = qkernels._ext  # noqa: SLF001 - the extension module, when built
-    if ext is None or os.environ.get("AFM_QMM_ISA", "").strip() or not hasattr(ext, "auto_isa"):
+    if os.environ.get("AFM_QMM_ISA", "").strip() or not hasattr(ext, "auto_isa"):
         return []
     paths = [isa for isa in TIMED if isa in ext.supported_isas()]
     if len(paths) < 2:
         return []
     by_bits: dict[int, list[nn.Module]] = {}
-    for _, module in model.named_modules():
-        if isinstance(module, qkernels.QuantizedLinearCPU | qkernels.QuantizedEmbeddingCPU):
-            by_bits.setdefault(module.bits, []).append(module)
+    for layer in layers:
+        by_bits.setdefault(layer.bits, []).append(layer)
     timings = []
     for bits, layers in sorted(by_bits.items()):
         layer = _layer_for(layers)

@@ -27,6 +27,8 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_map_with_path
 
+from engine.qkernel_isa import IsaTiming, pick_isas
+
 log = logging.getLogger(__name__)
 
 SUPPORTED_BITS = (4, 8)
@@ -234,13 +236,21 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
     mx.eval([m.parameters() for _, m in model.named_modules()
              if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)])
     if swapped:
-        from engine.qkernel_isa import pick_isas
-
-        timed = pick_isas(model)
+        timed = time_paths(model)
         log.info("afm_qmm: %d quantized layers use the native kernel (%d threads; %s)",
                  swapped, _ext.num_threads(),
                  "; ".join(t.describe() for t in timed) or f"{_ext.default_isa()} path")
     return swapped
+
+
+def time_paths(model: nn.Module) -> list[IsaTiming]:
+    """Time the kernel's SIMD paths on ``model``'s native quantized layers and run the faster
+    per bit width from now on (:func:`engine.qkernel_isa.pick_isas`)."""
+    if _ext is None:
+        return []
+    layers = [m for _, m in model.named_modules()
+              if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)]
+    return pick_isas(_ext, layers)
 
 
 def auto_isa(bits: int) -> str | None:

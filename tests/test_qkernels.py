@@ -251,8 +251,6 @@ def _mixed_model() -> nn.Module:
 
 
 def test_load_times_the_simd_paths_and_auto_runs_the_faster(untimed_auto, monkeypatch) -> None:
-    from engine import qkernel_isa
-
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
     model = _mixed_model()
     x = mx.random.normal((3, 256), key=mx.random.key(2))
@@ -260,9 +258,9 @@ def test_load_times_the_simd_paths_and_auto_runs_the_faster(untimed_auto, monkey
     assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
     simd = [isa for isa in ("avx512", "avx2") if isa in ISAS]
     if len(simd) < 2:
-        assert qkernel_isa.pick_isas(model) == []  # nothing to choose between
+        assert qkernels.time_paths(model) == []  # nothing to choose between
         return
-    timings = qkernel_isa.pick_isas(model)
+    timings = qkernels.time_paths(model)
     assert [t.bits for t in timings] == [4, 8]
     four, eight = timings
     assert four.shape == (1000, 256)  # the tied embedding is the largest 4-bit layer (the head)
@@ -278,7 +276,7 @@ def test_load_times_the_simd_paths_and_auto_runs_the_faster(untimed_auto, monkey
     other = next(isa for isa in simd if isa != four.chosen)
     monkeypatch.setenv("AFM_QMM_ISA", other)
     assert qkernels.auto_isa(4) == other
-    assert qkernel_isa.pick_isas(model) == []
+    assert qkernels.time_paths(model) == []
 
 
 def test_auto_path_setter_checks_its_arguments(untimed_auto) -> None:
