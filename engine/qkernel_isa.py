@@ -73,8 +73,8 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
     for layer in layers:
         by_bits.setdefault(layer.bits, []).append(layer)
     timings = []
-    for bits, layers in sorted(by_bits.items()):
-        layer = _layer_for(layers)
+    for bits, group in sorted(by_bits.items()):
+        layer = _layer_for(group)
         n, k = layer["weight"].shape[0], layer["weight"].shape[1] * 32 // bits
         best = {(isa, rows): math.inf for isa in paths for rows in ROWS}
         inputs = {rows: mx.random.normal((rows, k), key=mx.random.key(rows)) for rows in ROWS}

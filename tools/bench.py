@@ -118,8 +118,7 @@ class Results:
     def raw_tok_s(self, batch: int) -> float | None:
         """Raw engine tok/s at ``batch`` over prefill and decode (like a server's wave), if
         measured."""
-        return next((r.get("wall_tok_s", r["tok_s"]) for r in self.raw if r["batch"] == batch),
-                    None)
+        return next((r["wall_tok_s"] for r in self.raw if r["batch"] == batch), None)
 
 
 def parse_only(text: str | None) -> set[str]:

@@ -81,13 +81,14 @@ std::atomic<int>& auto_slot(int bits) {
 }
 
 Isa resolve(Isa isa, int bits = 0) {
-  if (isa == Isa::Auto && bits && !std::getenv("AFM_QMM_ISA")) {
-    const int timed = auto_slot(bits).load();
-    if (timed) return Isa(timed);
-  }
-  if (isa == Isa::Auto) {
+  if (isa == Isa::Auto) {  // AFM_QMM_ISA, else the path timed at these bits, else the widest
     const char* env = std::getenv("AFM_QMM_ISA");
-    isa = env ? parse_isa(env) : Isa::Auto;
+    if (env) {
+      isa = parse_isa(env);
+    } else if (bits) {
+      const int timed = auto_slot(bits).load();
+      if (timed) return Isa(timed);  // checked against the CPU when it was set
+    }
     if (isa == Isa::Auto) return best_isa();
   }
   if (!cpu_has(isa))

@@ -113,5 +113,5 @@ def raw_row(row: dict[str, Any]) -> list[str]:
     """A raw-engine row in the throughput table's columns: aggregate tok/s over its prefill and
     decode steps, like a server's row over a wave of fresh requests."""
     return ["raw engine (batched forward)", f"B={row['batch']}", "-",
-            str(row["batch"] * row["tokens"]), f"{row.get('wall_tok_s', row['tok_s']):.1f}",
+            str(row["batch"] * row["tokens"]), f"{row['wall_tok_s']:.1f}",
             f"{row['prefill_ms']:.0f} (prefill)", "-", f"{row['step_ms']:.1f} (step)", "-"]
