@@ -1,14 +1,18 @@
 """Which SIMD path the native quantized kernel runs: timed at load on the model's own layers.
 
-The kernel has an AVX-512 and an AVX2 path (``native/afm_qmm``); which is faster depends on the
-CPU, not on what it supports. On the AMD EPYC machines here (AVX-512 executed on 256-bit units)
-the AVX2 path decodes faster: 4-bit decode step 3.44-3.57 -> 3.04-3.21 ms at batch 1 and
-15.7-15.9 -> 13.7-14.1 ms at batch 16; 8-bit 6.15 -> 4.73 ms at batch 1 (``tools/bench_step.py``,
-runs alternated). So instead of "the widest supported", the engine times both paths on one of
-the model's quantized layers per bit width, at 1 and 16 activation rows, and makes the faster
-one what ``"auto"`` runs at that bit width (:func:`pick_isas`, called by
-``engine.qkernels.use_native_kernels``). ``AFM_QMM_ISA`` still forces a
-path, and then nothing is timed.
+The kernel has exact float paths (AVX-512, AVX2) and paths that round the activations to int8
+per group first (``vnni-int8``: AVX-512 VNNI dot products, 4 and 8 bits; ``avx2-int8``: 4 bits
+only). Which is faster depends on the CPU, not on what it supports: on the AMD EPYC machines here
+AVX-512 float runs on 256-bit units and the AVX2 float path decodes faster, and ``vnni-int8``
+is faster than both (it streams weights at the memory's speed where the float paths reach
+half of it). So instead of "the widest supported", the engine times the candidates on one of the
+model's quantized layers per bit width, at 1 and 16 activation rows, and makes the fastest
+what ``"auto"`` runs at that bit width (:func:`pick_isas`, called by
+``engine.qkernels.use_native_kernels``).
+
+Rounding activations to int8 moves outputs by ~0.6% of their RMS per matmul (a rounding
+error of at most half a step, max|x| / 254 per group); ``AFM_QMM_INT8=0`` keeps ``"auto"`` on
+the exact float paths. ``AFM_QMM_ISA`` forces one path, and then nothing is timed.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import mlx.core as mx
 import mlx.nn as nn
 
 TIMED = ("avx512", "avx2")  # the exact float paths worth timing against each other
+INT8 = {8: ("vnni-int8",), 4: ("vnni-int8", "avx2-int8")}  # int8-activation paths per bits
+INT8_ENV = "AFM_QMM_INT8"
 ROWS = (1, 16)  # one decode stream, and a continuous batch
 TIMED_BYTES = 16 << 20  # the largest layer up to this size stands for the model
 REPEATS = 3
@@ -44,6 +50,20 @@ class IsaTiming:
                 f"{others} on a {self.shape[0]}x{self.shape[1]} layer)")
 
 
+def int8_allowed() -> bool:
+    """Whether ``"auto"`` may pick a path that rounds activations to int8 (``AFM_QMM_INT8``,
+    default on)."""
+    return os.environ.get(INT8_ENV, "").strip().lower() not in ("0", "false", "no", "off")
+
+
+def candidates(ext: Any, bits: int) -> list[str]:
+    """The paths timed at ``bits`` on this CPU: the exact float ones, then int8 ones if allowed."""
+    paths = [isa for isa in TIMED if isa in ext.supported_isas()]
+    if int8_allowed() and hasattr(ext, "int8_isas"):
+        paths += [isa for isa in INT8[bits] if isa in ext.int8_isas()]
+    return paths
+
+
 def _layer_for(layers: list[nn.Module]) -> nn.Module:
     """The largest layer up to :data:`TIMED_BYTES` (else the smallest): big enough to time the
     kernel rather than the dispatch, small enough to keep start-up short."""
@@ -60,20 +80,21 @@ def _time(ext: Any, layer: nn.Module, x: mx.array, isa: str) -> float:
 
 
 def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
-    """Time the SIMD paths of the extension ``ext`` on one of ``layers`` (native quantized
-    layers of one model; a tied embedding counts, as the LM head it also is) per bit width and
-    make the faster one what ``"auto"`` runs at that bit width; nothing is timed when
-    ``AFM_QMM_ISA`` forces a path or fewer than two paths run on this CPU."""
+    """Time the paths of the extension ``ext`` (:func:`candidates`) on one of ``layers``
+    (native quantized layers of one model; a tied embedding counts, as the LM head it also is)
+    per bit width and make the fastest what ``"auto"`` runs at that bit width; nothing is
+    timed when ``AFM_QMM_ISA`` forces a path, and a bit width with one candidate is not timed."""
     if os.environ.get("AFM_QMM_ISA", "").strip() or not hasattr(ext, "auto_isa"):
-        return []
-    paths = [isa for isa in TIMED if isa in ext.supported_isas()]
-    if len(paths) < 2:
         return []
     by_bits: dict[int, list[nn.Module]] = {}
     for layer in layers:
         by_bits.setdefault(layer.bits, []).append(layer)
     timings = []
     for bits, group in sorted(by_bits.items()):
+        paths = candidates(ext, bits)
+        if len(paths) < 2:
+            ext.set_auto_isa(bits, paths[0] if paths else "auto")
+            continue
         layer = _layer_for(group)
         n, k = layer["weight"].shape[0], layer["weight"].shape[1] * 32 // bits
         best = {(isa, rows): math.inf for isa in paths for rows in ROWS}

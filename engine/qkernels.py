@@ -5,11 +5,14 @@ extension ``engine._afm_qmm`` (sources in native/afm_qmm, built by ``python -m e
 build``, by tools/setup.sh, or by ``pip install .``) adds an MLX primitive computing
 ``x @ dequantize(w, scales, biases).T`` for MLX's affine layout (bits 4 and 8, group sizes 32,
 64 and 128), threaded over output columns, with AVX-512, AVX2+FMA and portable paths picked at
-run time. Environment: ``AFM_QMM_ISA`` (``avx512``, ``avx2``, ``portable``) forces a path,
-``AFM_QMM_THREADS`` sets the threads per call (default: all cores), ``AFM_QMM_DISABLE=1``
-turns the extension off (MLX's own kernels run, as without a build). ``avx2-int8`` (opt-in, never
-picked by ``auto``) rounds activations to int8 per 32 values for 4-bit weights: faster, but it
-moves logits by ~1e-1 on the bench model (tools/bench_qkernels.py prints the shift).
+run time, and a path that rounds the activations to int8 per group and multiplies them with
+AVX-512 VNNI dot products (``vnni-int8``). At load the engine times the paths on the model's own
+layers and runs the fastest (``engine.qkernel_isa``). Environment: ``AFM_QMM_ISA`` (``avx512``,
+``avx2``, ``vnni-int8``, ``avx2-int8``, ``portable``) forces a path, ``AFM_QMM_INT8=0`` keeps
+the timed choice on the exact float paths (int8 activations move each matmul's output by ~0.6%
+of its RMS), ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
+``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
+``avx2-int8`` (4-bit weights only) is the int8 path of CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
 :func:`use_native_kernels` changes nothing.
@@ -62,6 +65,11 @@ def unavailable_reason() -> str:
 def supported_isas() -> list[str]:
     """Instruction-set paths this CPU can run, best first ([] without the extension)."""
     return list(_ext.supported_isas()) if _ext else []
+
+
+def int8_isas() -> list[str]:
+    """Paths this CPU runs that round activations to int8 ([] without the extension)."""
+    return list(_ext.int8_isas()) if _ext and hasattr(_ext, "int8_isas") else []
 
 
 def default_isa() -> str | None:

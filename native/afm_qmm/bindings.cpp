@@ -36,6 +36,8 @@ NB_MODULE(_afm_qmm, m) {
       "bits"_a,
       "Rows ids of dequantize(w, scales, biases) (an embedding lookup), float32.");
   m.def("supported_isas", &afm::supported_isas, "Instruction sets this CPU can run, best first.");
+  m.def("int8_isas", &afm::int8_isas,
+        "Paths this CPU runs that round activations to int8 (vnni-int8, avx2-int8).");
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
   m.def("auto_isa", &afm::auto_isa, "bits"_a, "The path 'auto' runs at these bits.");
   m.def("set_auto_isa", &afm::set_auto_isa, "bits"_a, "isa"_a,

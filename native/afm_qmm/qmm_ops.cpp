@@ -32,6 +32,10 @@ bool cpu_has(Isa isa) {
     case Isa::Avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+    case Isa::VnniInt8:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
+          __builtin_cpu_supports("fma");
     case Isa::Avx2:
     case Isa::Avx2Int8:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -51,6 +55,8 @@ const char* isa_name(Isa isa) {
       return "avx2";
     case Isa::Avx2Int8:
       return "avx2-int8";
+    case Isa::VnniInt8:
+      return "vnni-int8";
     default:
       return "portable";
   }
@@ -62,8 +68,9 @@ Isa parse_isa(const std::string& s) {
   if (s == "avx2") return Isa::Avx2;
   if (s == "portable") return Isa::Portable;
   if (s == "avx2-int8") return Isa::Avx2Int8;
+  if (s == "vnni-int8") return Isa::VnniInt8;
   throw std::invalid_argument(
-      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx2, avx2-int8, portable)");
+      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx2, vnni-int8, avx2-int8, portable)");
 }
 
 Isa best_isa() {
@@ -99,6 +106,7 @@ Isa resolve(Isa isa, int bits = 0) {
 Kernel kernel_for(Isa isa, int bits) {
 #ifdef QMM_X86
   if (isa == Isa::Avx512) return qmm_avx512;
+  if (isa == Isa::VnniInt8) return qmm_vnni;
   if (isa == Isa::Avx2Int8 && bits == 4) return qmm_avx2_int8;
   if (isa == Isa::Avx2 || isa == Isa::Avx2Int8) return qmm_avx2;
 #endif
@@ -109,7 +117,7 @@ Prep prep_for(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_avx512) return qmm_avx512_prep;
   if (kernel == qmm_avx2) return qmm_avx2_prep;
-  if (kernel == qmm_avx2_int8) return nullptr;
+  if (kernel == qmm_avx2_int8 || kernel == qmm_vnni) return nullptr;
 #endif
   return qmm_portable_prep;
 }
@@ -232,8 +240,8 @@ Pool& pool() {
   return *p;
 }
 
-void run_qmm(const QmmArgs& a, Kernel kernel) {
-  // group sums of x, then blocks of output columns spread over the pool
+// Group sums of x into a.xsum (the int8 paths write the sums of their rounded x instead).
+void group_sums(const QmmArgs& a) {
   const int G = a.K / a.group_size;
   float* xsum = const_cast<float*>(a.xsum);
   for (int m = 0; m < a.M; ++m)
@@ -243,6 +251,17 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
       for (int k = 0; k < a.group_size; ++k) s += p[k];
       xsum[size_t(m) * G + g] = s;
     }
+}
+
+void run_qmm(const QmmArgs& a, Kernel kernel) {
+  // group sums and the kernel's form of x, then blocks of output columns over the pool
+  const int G = a.K / a.group_size;
+  float* xsum = const_cast<float*>(a.xsum);
+#ifdef QMM_X86
+  if (kernel != qmm_avx2_int8 && kernel != qmm_vnni) group_sums(a);
+#else
+  group_sums(a);
+#endif
   QmmArgs ai = a;
   std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
   if (Prep prep = prep_for(kernel)) {
@@ -256,6 +275,7 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
   if (kernel == qmm_avx2_int8) {  // round x to int8 per 32 values, nibble order
     xq.resize(size_t(a.M) * a.K);
     xd.resize(size_t(a.M) * (a.K / 32));
+    std::fill(xsum, xsum + size_t(a.M) * G, 0.f);  // sums of the rounded x (see qmm_vnni.cpp)
     for (size_t blk = 0; blk < xd.size(); ++blk) {
       const float* p = a.x + blk * 32;
       float amax = 0.f;
@@ -263,11 +283,21 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
       const float d = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
       xd[blk] = d;
       int8_t* q = xq.data() + blk * 32;
+      int sum = 0;
       for (int i = 0; i < 16; ++i) {
         q[i] = int8_t(std::lrintf(p[2 * i] * inv));
         q[16 + i] = int8_t(std::lrintf(p[2 * i + 1] * inv));
+        sum += q[i] + q[16 + i];
       }
+      const size_t m = blk / (a.K / 32), g = (blk % (a.K / 32)) * 32 / a.group_size;
+      xsum[m * G + g] += d * float(sum);
     }
+    ai.xq = xq.data();
+    ai.xd = xd.data();
+  } else if (kernel == qmm_vnni) {  // round x to int8 per group, in the kernel's order
+    xq.resize(size_t(a.M) * a.K);
+    xd.resize(size_t(a.M) * G);
+    qmm_vnni_quant(a, xq.data(), xd.data(), xsum);
     ai.xq = xq.data();
     ai.xd = xd.data();
   }
@@ -294,6 +324,13 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
 std::vector<std::string> supported_isas() {
   std::vector<std::string> out;
   for (Isa i : {Isa::Avx512, Isa::Avx2, Isa::Portable})
+    if (cpu_has(i)) out.push_back(isa_name(i));
+  return out;
+}
+
+std::vector<std::string> int8_isas() {
+  std::vector<std::string> out;
+  for (Isa i : {Isa::VnniInt8, Isa::Avx2Int8})
     if (cpu_has(i)) out.push_back(isa_name(i));
   return out;
 }

@@ -13,7 +13,7 @@ namespace afm {
 
 namespace mx = mlx::core;
 
-enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3, Avx2Int8 = 4 };
+enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3, Avx2Int8 = 4, VnniInt8 = 5 };
 
 // x: [..., K] float32; w: uint32 [N, K * bits / 32]; scales, biases: float32 [N, K / gs].
 mx::array quantized_matmul(
@@ -36,6 +36,8 @@ mx::array quantized_rows(
     int bits);
 
 std::vector<std::string> supported_isas();  // exact float paths, best first
+std::vector<std::string> int8_isas();       // paths rounding x to int8 (vnni-int8: 4 and 8 bits,
+                                            // avx2-int8: 4 bits) this CPU runs
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
 std::string auto_isa(int bits);             // what "auto" runs at `bits` (AFM_QMM_ISA, timed, best)
 void set_auto_isa(int bits, const std::string& isa);  // the timed choice for "auto"; "auto" resets
