@@ -78,24 +78,49 @@ def test_converted_model_matches_native(copies: dict[str, Path], name: str) -> N
     assert float(mx.max(mx.abs(logits - native_logits)).item()) < LOGIT_TOL[name]
 
 
+@pytest.fixture
+def reset_kernel_paths():
+    """The kernel's timed path choice is process-wide: back to untimed after the test."""
+    yield
+    for bits in (4, 8):
+        qkernels._ext.set_auto_isa(bits, "auto")
+
+
 @pytest.mark.skipif(not qkernels.available(), reason="native quantized kernel not built "
                     "(tests/test_qkernels.py says why)")
 @pytest.mark.parametrize("mode", ["auto", "native"])
 @pytest.mark.parametrize("name", ["8bit", "4bit"])
-def test_quantized_weights_run_on_the_native_kernel(copies: dict[str, Path], mode: str,
-                                                    name: str) -> None:
-    """With the kernel built, quantized copies keep their weights and run on it: same greedy
-    tokens as MLX's own quantized kernel, logits within float tolerance."""
+@pytest.mark.parametrize("int8", ["0", "1"])
+def test_quantized_weights_run_on_the_native_kernel(
+    copies: dict[str, Path], mode: str, name: str, int8: str, reset_kernel_paths: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the kernel built, quantized copies keep their weights and run on it. On the exact
+    float paths (AFM_QMM_INT8=0): same greedy tokens as MLX's own quantized kernel, logits
+    within float tolerance. Where the timed choice is a path rounding activations to int8, the
+    logits move by under 5% of their RMS (tests/test_qkernels.py and BENCHMARKS.md state it)."""
+    monkeypatch.delenv("AFM_QMM_ISA", raising=False)
+    monkeypatch.setenv("AFM_QMM_INT8", int8)
     model = mlx_load(str(copies[name]))[0]
     reference_tokens, reference_logits = greedy(model)
     choice = cpu_weights.apply(model, mode)
     assert (choice.weights, choice.source, choice.converted) == ("native", SOURCE[name], False)
     assert "native quantized CPU kernel" in choice.reason
+    bits = 8 if name == "8bit" else 4
+    path = qkernels.auto_isa(bits)
+    assert f"{path} at {bits} bits" in choice.reason
     kinds = {type(m) for _, m in model.named_modules()}
     assert qkernels.QuantizedLinearCPU in kinds and nn.Linear not in kinds
     tokens, logits = greedy(model)
-    assert tokens == reference_tokens
-    assert float(mx.max(mx.abs(logits - reference_logits)).item()) < LOGIT_TOL[name]
+    if path in qkernels.supported_isas():
+        assert tokens == reference_tokens
+        assert float(mx.max(mx.abs(logits - reference_logits)).item()) < LOGIT_TOL[name]
+        return
+    assert int8 == "1" and path in qkernels.int8_isas()
+    centred = reference_logits - mx.mean(reference_logits, axis=-1, keepdims=True)
+    shift = mx.sqrt(mx.mean((logits - reference_logits) ** 2) / mx.mean(centred**2)).item()
+    assert 0 < shift < 0.05
+    assert sum(a == b for a, b in zip(tokens, reference_tokens, strict=True)) >= 20
 
 
 def test_native_mode_and_float32_checkpoint(copies: dict[str, Path], tiny_model: Path) -> None:

@@ -35,6 +35,17 @@ ISAS = qkernels.supported_isas()
 REL_TOL = 2e-5
 
 
+@pytest.fixture(autouse=True)
+def untimed_paths():
+    """"auto" means the widest exact path in every test unless the test times or sets one (the
+    choice is process-wide, and other test modules load models that time the paths)."""
+    for bits in (4, 8):
+        qkernels._ext.set_auto_isa(bits, "auto")
+    yield
+    for bits in (4, 8):
+        qkernels._ext.set_auto_isa(bits, "auto")
+
+
 def _case(m: int, n: int, k: int, group_size: int, bits: int, seed: int = 0):
     mx.random.seed(seed)
     x = mx.random.normal((m, k))
@@ -271,7 +282,7 @@ PROMPT = [5, 17, 300, 42, 1024, 7, 99, 2048]
 @pytest.mark.slow
 @pytest.mark.parametrize("bits", [4, 8])
 def test_tiny_model_greedy_tokens_match_the_reference_path(
-    bits: int, untimed_auto, monkeypatch: pytest.MonkeyPatch
+    bits: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On the exact float paths (``AFM_QMM_INT8=0``) the logits are MLX's within float sums."""
     from tools.bench_lib.accuracy import logit_shift
@@ -288,7 +299,7 @@ def test_tiny_model_greedy_tokens_match_the_reference_path(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("isa", "bits"), INT8_CASES)
-def test_tiny_model_logits_on_the_int8_paths(isa: str, bits: int, untimed_auto) -> None:
+def test_tiny_model_logits_on_the_int8_paths(isa: str, bits: int) -> None:
     """Rounding activations moves the logits by a few percent of their RMS at most, and the
     greedy choice changes only where the reference's top two logits are closer than that."""
     from tools.bench_lib.accuracy import logit_shift
@@ -302,14 +313,6 @@ def test_tiny_model_logits_on_the_int8_paths(isa: str, bits: int, untimed_auto) 
     assert shift.top1_agree >= 22
 
 
-@pytest.fixture
-def untimed_auto():
-    """Leave "auto" as the widest supported path after the test (the choice is process-wide)."""
-    yield
-    for bits in (4, 8):
-        qkernels._ext.set_auto_isa(bits, "auto")
-
-
 def _mixed_model() -> nn.Module:
     mx.random.seed(5)
     model = nn.Sequential(nn.Linear(256, 512), nn.Linear(512, 128), nn.Embedding(1000, 256))
@@ -318,7 +321,7 @@ def _mixed_model() -> nn.Module:
     return model
 
 
-def test_load_times_the_paths_and_auto_runs_the_fastest(untimed_auto, monkeypatch) -> None:
+def test_load_times_the_paths_and_auto_runs_the_fastest(monkeypatch) -> None:
     from engine.qkernel_isa import candidates
 
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
@@ -350,7 +353,7 @@ def test_load_times_the_paths_and_auto_runs_the_fastest(untimed_auto, monkeypatc
     assert qkernels.time_paths(model) == []
 
 
-def test_int8_opt_out_keeps_auto_on_the_exact_paths(untimed_auto, monkeypatch) -> None:
+def test_int8_opt_out_keeps_auto_on_the_exact_paths(monkeypatch) -> None:
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
     monkeypatch.setenv("AFM_QMM_INT8", "0")
     model = _mixed_model()
@@ -364,7 +367,7 @@ def test_int8_opt_out_keeps_auto_on_the_exact_paths(untimed_auto, monkeypatch) -
     assert mx.allclose(out, ref, rtol=1e-4, atol=1e-4).item()
 
 
-def test_auto_path_setter_checks_its_arguments(untimed_auto) -> None:
+def test_auto_path_setter_checks_its_arguments() -> None:
     with pytest.raises(ValueError, match="bits"):
         qkernels._ext.set_auto_isa(3, "avx2")
     with pytest.raises(ValueError, match="unknown isa"):

@@ -5,9 +5,13 @@ layer shapes (hidden 512, intermediate 1536, vocab 32000), at 1 and 8 rows, 4 an
 Usage: .venv/bin/python tools/bench_qkernels.py [--rows 1 8] [--bits 4 8] [--group-size 64]
        [--isa auto] [--threads 0] [--seconds 0.3] [--decode 32]
 Prints the memory bandwidth one thread's copy reaches, then per cell microseconds per call
-(median of repeated timed batches), the weight GB/s the kernel streams (the figure to hold
-against that bandwidth at 1 row), its GFLOP/s (the figure at 32 rows), and its speed ratios to
-MLX's quantized kernel and to float32 (above 1: the native kernel is faster). Numbers depend on
+(median of repeated timed batches), the weight GB/s the kernel streams, its GFLOP/s (the figure
+at 32 rows), and its speed ratios to MLX's quantized kernel and to float32 (above 1: the native
+kernel is faster). A cell repeats one layer, whose weights then sit in a cache; the lines after
+the table time one row against weights that come from memory (64 distinct layers per
+evaluation, like a decode step of a model larger than the L3) on each path: the figure to hold
+against the memory bandwidth. ``--isa auto`` runs what the engine's load-time timing picks per
+bit width (engine.qkernel_isa). Numbers depend on
 what else runs on the machine: quote them with the command and the machine. ``--decode N``
 also times greedy batch-1 decode of N tokens of the bench model (modelbuilder "bench") in
 float32 and on 4- and 8-bit copies (quantized in memory), MLX's kernels against
@@ -108,6 +112,51 @@ def decode_tok_s(tokens: int, group_size: int) -> None:
               f"(logit range {spread:.1f})")
 
 
+def timed_paths(bits_list: list[int], group_size: int) -> str:
+    """What "auto" runs at each bit width after the engine's load-time timing
+    (engine.qkernel_isa.pick_isas) on an up-projection-shaped layer."""
+    import mlx.nn as nn
+
+    from engine.qkernel_isa import pick_isas
+
+    layers = []
+    for bits in bits_list:
+        lin = nn.QuantizedLinear.from_linear(nn.Linear(512, 1536), group_size, bits)
+        layers.append(qkernels.QuantizedLinearCPU(lin))
+    pick_isas(qkernels._ext, layers)
+    return "auto (" + ", ".join(f"{qkernels.auto_isa(b)} at {b} bits" for b in bits_list) + ")"
+
+
+STREAM_LAYERS = 64  # distinct 3072x512 layers per evaluation: 96 MiB at 8 bits, past any L3
+
+
+def streamed(bits: int, group_size: int, paths: list[str], copy_gbs: float) -> None:
+    """Weight GB/s at one activation row when the weights come from memory, not a cache: one
+    evaluation of STREAM_LAYERS distinct layers (a decode step of a model larger than the L3)."""
+    n, k = 3072, 512
+    wq, s, b = mx.quantize(mx.random.normal((n, k)) * 0.05, group_size, bits)
+    layers = [(wq ^ mx.array(i, dtype=mx.uint32), s + 0.0, b + 0.0) for i in range(STREAM_LAYERS)]
+    mx.eval(layers)
+    x = mx.random.normal((1, k))
+    per_layer = wq.nbytes + s.nbytes + b.nbytes
+    cells = []
+    for isa in paths:
+        def step(isa: str = isa) -> list[mx.array]:
+            return [qkernels.quantized_matmul(x, *layer, group_size, bits, isa=isa)
+                    for layer in layers]
+        best = min(_timed_eval(step) for _ in range(7))
+        cells.append(f"{isa} {STREAM_LAYERS * per_layer / best / 1e9:.1f}")
+    print(f"{bits}-bit weights streamed from memory, 1 row ({STREAM_LAYERS} layers {n}x{k}, "
+          f"{STREAM_LAYERS * per_layer / 2**20:.0f} MiB per pass), GB/s: {', '.join(cells)} "
+          f"(one thread's copy: {copy_gbs:.1f})")
+
+
+def _timed_eval(step: Callable[[], list[mx.array]]) -> float:
+    t = time.perf_counter()
+    mx.eval(step())
+    return time.perf_counter() - t
+
+
 def _timed_copy(dst: np.ndarray, src: np.ndarray) -> float:
     t = time.perf_counter()
     np.copyto(dst, src)
@@ -128,15 +177,17 @@ def main() -> None:
         sys.exit(f"native kernels not built ({qkernels.unavailable_reason()}): "
                  "run .venv/bin/python -m engine.qkernels build")
     qkernels.set_num_threads(args.threads)
-    isa = qkernels.default_isa() if args.isa == "auto" else args.isa
-    print(f"BLAS {BLAS.name}; kernel isa {isa}, {qkernels._ext.num_threads()} threads; "
-          f"group size {args.group_size}; paths here: {', '.join(qkernels.supported_isas())}")
+    isa = args.isa
+    chosen = timed_paths(args.bits, args.group_size) if isa == "auto" else isa
+    paths = qkernels.supported_isas() + qkernels.int8_isas()
+    print(f"BLAS {BLAS.name}; kernel path {chosen}, {qkernels._ext.num_threads()} threads; "
+          f"group size {args.group_size}; paths here: {', '.join(paths)}")
     src = np.ones(64 * 1024 * 1024, dtype=np.float32)  # 256 MB, copied into a warm buffer
     dst = np.empty_like(src)
     np.copyto(dst, src)
     best = min(_timed_copy(dst, src) for _ in range(5))
-    print(f"memory bandwidth (one thread copying 256 MB, read + write): "
-          f"{2 * src.nbytes / best / 1e9:.1f} GB/s")
+    copy_gbs = 2 * src.nbytes / best / 1e9
+    print(f"memory bandwidth (one thread copying 256 MB, read + write): {copy_gbs:.1f} GB/s")
     del src, dst
     head = (f"{'shape':<18} {'bits':>4} {'rows':>4} {'native us':>10} {'mlx q us':>10} "
             f"{'f32 us':>9} {'GB/s':>6} {'GFLOP/s':>7} {'x mlx q':>8} {'x f32':>6}")
@@ -163,6 +214,9 @@ def main() -> None:
                 gflops = 2 * rows * n * k / native / 1e3
                 print(f"{name:<18} {bits:>4} {rows:>4} {native:>10.1f} {ref:>10.1f} {f32:>9.1f} "
                       f"{gbs:>6.2f} {gflops:>7.1f} {ref / native:>7.1f}x {f32 / native:>5.2f}x")
+    print()
+    for bits in args.bits:
+        streamed(bits, gs, [p for p in paths if p != "portable"], copy_gbs)
     if args.decode:
         decode_tok_s(args.decode, gs)
 
