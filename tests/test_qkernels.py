@@ -192,6 +192,18 @@ def test_int8_paths_handle_zero_and_huge_activations(isa: str) -> None:
     _check(out, xr, wq, s, b, 64, 4, split=True)
 
 
+@pytest.mark.parametrize("isa", [*INT8, *ISAS])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_activations_give_non_finite_outputs(isa: str, bad: float) -> None:
+    """A NaN or infinity in x reaches its outputs on every path (the int8 paths give NaN: the
+    group's scale is NaN), and other rows are untouched."""
+    x, wq, s, b = _case(3, 24, 256, 64, 4)
+    x[1, 70] = bad
+    out = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
+    assert not mx.any(mx.isfinite(out[1])).item()
+    assert mx.all(mx.isfinite(out[::2])).item()
+
+
 @pytest.mark.skipif("avx2-int8" not in INT8, reason="this CPU lacks AVX2")
 def test_avx2_int8_takes_the_float_path_for_8_bit_weights() -> None:
     x, wq, s, b = _case(3, 53, 384, 64, 8)

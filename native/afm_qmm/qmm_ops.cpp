@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -279,8 +280,14 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
     for (size_t blk = 0; blk < xd.size(); ++blk) {
       const float* p = a.x + blk * 32;
       float amax = 0.f;
-      for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(p[i]));
-      const float d = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
+      bool finite = true;
+      for (int i = 0; i < 32; ++i) {
+        amax = std::max(amax, std::fabs(p[i]));
+        finite = finite && std::isfinite(p[i]);
+      }
+      // non-finite x: a NaN scale, so the outputs are NaN as on the float paths
+      const float d = finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
+      const float inv = finite && amax > 0.f ? 127.f / amax : 0.f;
       xd[blk] = d;
       int8_t* q = xq.data() + blk * 32;
       int sum = 0;

@@ -22,6 +22,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 #include "qmm_api.h"
 
@@ -189,14 +191,20 @@ void qmm_vnni_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
     for (int g = 0; g < G; ++g) {
       const float* x = a.x + size_t(m) * K + size_t(g) * GS;
       int8_t* q = xq + size_t(m) * K + size_t(g) * GS;
-      __m512 mx = _mm512_setzero_ps();
+      // max |x| on the bit patterns: they order like the values, and NaN above infinity
+      __m512i mx = _mm512_setzero_si512();
       for (int i = 0; i < GS; i += 16)
-        mx = _mm512_max_ps(mx, _mm512_castsi512_ps(
-                                   _mm512_and_si512(_mm512_castps_si512(_mm512_loadu_ps(x + i)),
-                                                    abs_mask)));
-      const float amax = _mm512_reduce_max_ps(mx), d = amax / 127.f;
+        mx = _mm512_max_epi32(
+            mx, _mm512_and_si512(_mm512_castps_si512(_mm512_loadu_ps(x + i)), abs_mask));
+      const int top = _mm512_reduce_max_epi32(mx);
+      float amax;
+      std::memcpy(&amax, &top, sizeof amax);
+      // a NaN or infinity makes the group's scale NaN, so the outputs it feeds are NaN (as on
+      // the float paths) rather than finite values computed from clipped codes
+      const bool finite = std::isfinite(amax);
+      const float d = finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
       xd[size_t(m) * G + g] = d;
-      const __m512 inv = _mm512_set1_ps(amax > 0.f ? 127.f / amax : 0.f);
+      const __m512 inv = _mm512_set1_ps(finite && amax > 0.f ? 127.f / amax : 0.f);
       __m512i sum = _mm512_setzero_si512();
       if (C == 0) {
         for (int i = 0; i < GS; i += 16) sum = round16(_mm512_loadu_ps(x + i), inv, q + i, sum);
