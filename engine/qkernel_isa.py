@@ -1,13 +1,13 @@
 """Which SIMD path the native quantized kernel runs: timed at load on the model's own layers.
 
 The kernel has exact float paths (AVX-512, AVX2) and paths that round the activations to int8
-per group first (``vnni-int8``: AVX-512 VNNI dot products, 4 and 8 bits; ``avx2-int8``: 4 bits
-only). Which is faster depends on the CPU, not on what it supports: on the AMD EPYC machines here
-AVX-512 float runs on 256-bit units and the AVX2 float path decodes faster, and ``vnni-int8``
-is faster than both (it streams weights at the memory's speed where the float paths reach
-half of it). So instead of "the widest supported", the engine times the candidates on one of the
-model's quantized layers per bit width, at 1 and 16 activation rows, and makes the fastest
-what ``"auto"`` runs at that bit width (:func:`pick_isas`, called by
+per group first (``vnni-int8``: AVX-512 VNNI dot products; ``avx2-int8``: AVX2 multiply-adds,
+for CPUs without VNNI). Which is faster depends on the CPU, not on what it supports: on the
+AMD EPYC machines here AVX-512 float runs on 256-bit units and the AVX2 float path decodes
+faster, and ``vnni-int8`` is faster than both (it streams weights at about the memory's speed,
+the float paths at half of it). So instead of "the widest supported", the engine times the
+candidates on one of the model's quantized layers per bit width, at 1 and 16 activation rows,
+and makes the fastest what ``"auto"`` runs at that bit width (:func:`pick_isas`, called by
 ``engine.qkernels.use_native_kernels``).
 
 Rounding activations to int8 moves outputs by ~0.6% of their RMS per matmul (a rounding
@@ -27,7 +27,7 @@ import mlx.core as mx
 import mlx.nn as nn
 
 TIMED = ("avx512", "avx2")  # the exact float paths worth timing against each other
-INT8 = {8: ("vnni-int8",), 4: ("vnni-int8", "avx2-int8")}  # int8-activation paths per bits
+INT8 = ("vnni-int8", "avx2-int8")  # the int8-activation paths
 INT8_ENV = "AFM_QMM_INT8"
 ROWS = (1, 16)  # one decode stream, and a continuous batch
 TIMED_BYTES = 16 << 20  # the largest layer up to this size stands for the model
@@ -56,11 +56,11 @@ def int8_allowed() -> bool:
     return os.environ.get(INT8_ENV, "").strip().lower() not in ("0", "false", "no", "off")
 
 
-def candidates(ext: Any, bits: int) -> list[str]:
-    """The paths timed at ``bits`` on this CPU: the exact float ones, then int8 ones if allowed."""
+def candidates(ext: Any) -> list[str]:
+    """The paths timed on this CPU: the exact float ones, then the int8 ones if allowed."""
     paths = [isa for isa in TIMED if isa in ext.supported_isas()]
     if int8_allowed() and hasattr(ext, "int8_isas"):
-        paths += [isa for isa in INT8[bits] if isa in ext.int8_isas()]
+        paths += [isa for isa in INT8 if isa in ext.int8_isas()]
     return paths
 
 
@@ -91,7 +91,7 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
         by_bits.setdefault(layer.bits, []).append(layer)
     timings = []
     for bits, group in sorted(by_bits.items()):
-        paths = candidates(ext, bits)
+        paths = candidates(ext)
         if len(paths) < 2:
             ext.set_auto_isa(bits, paths[0] if paths else "auto")
             continue

@@ -12,7 +12,7 @@ layers and runs the fastest (``engine.qkernel_isa``). Environment: ``AFM_QMM_ISA
 the timed choice on the exact float paths (int8 activations move each matmul's output by ~0.6%
 of its RMS), ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
 ``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
-``avx2-int8`` (4-bit weights only) is the int8 path of CPUs without VNNI.
+``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
 :func:`use_native_kernels` changes nothing.

@@ -130,10 +130,8 @@ def test_batched_strided_and_half_precision_inputs() -> None:
     assert mx.allclose(outb.astype(mx.float32), ref, rtol=2e-2, atol=2e-2).item()
 
 
-INT8 = qkernels.int8_isas()
-# (path, bits) pairs that round activations: vnni-int8 per group of the weights' group size,
-# avx2-int8 per 32 values and only for 4-bit weights
-INT8_CASES = [(isa, bits) for isa in INT8 for bits in (4, 8) if (isa, bits) != ("avx2-int8", 8)]
+INT8 = qkernels.int8_isas()  # paths rounding activations to int8 per group (group size)
+INT8_CASES = [(isa, bits) for isa in INT8 for bits in (4, 8)]
 INT8_RMS_TOL = 0.015  # RMS of the shift from the exact output / RMS of the output
 
 
@@ -149,7 +147,7 @@ def _rounded(x: mx.array, block: int) -> mx.array:
 def _check_int8(isa: str, out: mx.array, x: mx.array, wq, s, b, group_size: int, bits: int):
     """The only approximation is rounding x: out is x_hat @ w_hat.T within the float tolerance,
     and that moves it from the exact output by under INT8_RMS_TOL of its RMS."""
-    _check(out, _rounded(x, group_size if isa == "vnni-int8" else 32), wq, s, b, group_size, bits)
+    _check(out, _rounded(x, group_size), wq, s, b, group_size, bits)
     exact = mx.quantized_matmul(x, wq, s, b, transpose=True, group_size=group_size, bits=bits)
     shift = mx.sqrt(mx.mean((out - exact) ** 2)) / mx.sqrt(mx.mean(exact**2))
     assert shift.item() < INT8_RMS_TOL
@@ -187,7 +185,7 @@ def test_int8_paths_handle_zero_and_huge_activations(isa: str) -> None:
     x[0, :64] = 0.0
     x[1, 3] = 1e4
     out = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
-    xr = _rounded(x, 64 if isa == "vnni-int8" else 32)
+    xr = _rounded(x, 64)
     assert mx.all(xr[0, :64] == 0).item() and mx.mean(xr[1, 64:] != 0).item() > 0.9
     _check(out, xr, wq, s, b, 64, 4, split=True)
 
@@ -202,12 +200,6 @@ def test_non_finite_activations_give_non_finite_outputs(isa: str, bad: float) ->
     out = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
     assert not mx.any(mx.isfinite(out[1])).item()
     assert mx.all(mx.isfinite(out[::2])).item()
-
-
-@pytest.mark.skipif("avx2-int8" not in INT8, reason="this CPU lacks AVX2")
-def test_avx2_int8_takes_the_float_path_for_8_bit_weights() -> None:
-    x, wq, s, b = _case(3, 53, 384, 64, 8)
-    _check(qkernels.quantized_matmul(x, wq, s, b, 64, 8, isa="avx2-int8"), x, wq, s, b, 64, 8)
 
 
 def test_environment_forces_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -342,7 +334,7 @@ def test_load_times_the_paths_and_auto_runs_the_fastest(monkeypatch) -> None:
     x = mx.random.normal((3, 256), key=mx.random.key(2))
     ref = model.layers[1](model.layers[0](x))
     assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
-    expected = {bits: candidates(qkernels._ext, bits) for bits in (4, 8)}
+    expected = {bits: candidates(qkernels._ext) for bits in (4, 8)}
     assert all(set(INT8) & set(expected[bits]) for bits in (4, 8) if "vnni-int8" in INT8)
     timed_bits = [bits for bits in (4, 8) if len(expected[bits]) >= 2]
     timings = qkernels.time_paths(model)

@@ -12,12 +12,10 @@ struct QmmArgs {
   float* out;           // [M, N]
   int M, N, K, group_size, bits;
   const float* xp = nullptr;  // [M, qmm_xp_stride(K)] x in the kernel's order (its prep)
-  // int8 activations, x rounded with scale xd = max|x| / 127 per block. qmm_avx2_int8: blocks
-  // of 32 values, stored even values first then odd ones (the order of 4-bit nibbles), xd
-  // [M, K / 32]; qmm_vnni: blocks of group_size values in the order qmm_vnni_quant writes,
-  // xd [M, K / group_size]
+  // int8 activations (the *_int8 and vnni kernels): x rounded per group to xq * xd, with
+  // xd = max|x| / 127, in the order the kernel's quant function writes
   const int8_t* xq = nullptr;  // [M, K]
-  const float* xd = nullptr;
+  const float* xd = nullptr;   // [M, K / group_size]
 };
 
 // Row stride of QmmArgs::xp: K plus one cache line, so that rows of a power-of-two K do not all
@@ -36,9 +34,11 @@ void qmm_avx2(const QmmArgs& a, int n0, int n1);
 void qmm_avx512(const QmmArgs& a, int n0, int n1);
 void qmm_avx2_prep(const QmmArgs& a, float* xp);
 void qmm_avx512_prep(const QmmArgs& a, float* xp);
-void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);  // bits 4 only
-// AVX-512 VNNI dot products on int8 activations (bits 4 and 8); qmm_vnni_quant fills a.xq
-// ([M, K]), a.xd ([M, K / group_size]) and the group sums of the rounded x (xsum) from a.x.
+// Int8 activations (qmm_int8.h): AVX-512 VNNI dot products, or AVX2 multiply-adds; the
+// *_quant function fills a.xq ([M, K]), a.xd ([M, K / group_size]) and the group sums of the
+// rounded x (xsum) from a.x first.
 void qmm_vnni(const QmmArgs& a, int n0, int n1);
 void qmm_vnni_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
+void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);
+void qmm_avx2_int8_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 #endif

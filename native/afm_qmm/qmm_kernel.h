@@ -402,79 +402,7 @@ void permute_x(const QmmArgs& a, float* xp) {
   }
 }
 
-#if QMM_X == 8
-// 4-bit weights times int8 activations (see QmmArgs::xq): 32 values per maddubs.
-template <int GS, int R>
-void block_i8(const QmmArgs& a, int m0, int n0, int n1) {
-  const int K = a.K, G = K / GS, B = K / 32;
-  constexpr int NBK = GS / 32;
-  const __m128i m4 = _mm_set1_epi8(15);
-  const __m256i ones = _mm256_set1_epi16(1);
-  for (int n = n0; n < n1; ++n) {
-    const uint8_t* wrow = reinterpret_cast<const uint8_t*>(a.w) + size_t(n) * (K / 2);
-    const float* s = a.scales + size_t(n) * G;
-    const float* b = a.biases + size_t(n) * G;
-    __m256 acc[R];
-    for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-    for (int g = 0; g < G; ++g) {
-      for (int j = 0; j < NBK; ++j) {
-        const int blk = g * NBK + j;
-        __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(wrow + blk * 16));
-        __m128i lo = _mm_and_si128(raw, m4);
-        __m128i hi = _mm_and_si128(_mm_srli_epi16(raw, 4), m4);
-        __m256i q = _mm256_set_m128i(hi, lo);
-        for (int r = 0; r < R; ++r) {
-          const size_t row = size_t(m0 + r);
-          __m256i xv =
-              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.xq + row * K + blk * 32));
-          __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(q, xv), ones);
-          __m256 sc = _mm256_set1_ps(s[g] * a.xd[row * B + blk]);
-          acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), sc, acc[r]);
-        }
-      }
-    }
-    for (int r = 0; r < R; ++r) {
-      const float* xs = a.xsum + size_t(m0 + r) * G;
-      float bias = 0.f;
-      for (int g = 0; g < G; ++g) bias += b[g] * xs[g];
-      a.out[size_t(m0 + r) * a.N + n] = hsum((vf)acc[r]) + bias;
-    }
-  }
-}
-
-template <int GS>
-void rows_i8(const QmmArgs& a, int n0, int n1) {
-  int m = 0;
-  for (; m + MB <= a.M; m += MB) block_i8<GS, MB>(a, m, n0, n1);
-  if (a.M - m >= 4) {
-    block_i8<GS, 4>(a, m, n0, n1);
-    m += 4;
-  }
-  if (a.M - m >= 2) {
-    block_i8<GS, 2>(a, m, n0, n1);
-    m += 2;
-  }
-  if (a.M - m >= 1) block_i8<GS, 1>(a, m, n0, n1);
-}
-#endif
-
 }  // namespace
-
-#if QMM_X == 8
-void qmm_avx2_int8(const QmmArgs& a, int n0, int n1) {
-  switch (a.group_size) {
-    case 32:
-      rows_i8<32>(a, n0, n1);
-      break;
-    case 64:
-      rows_i8<64>(a, n0, n1);
-      break;
-    default:
-      rows_i8<128>(a, n0, n1);
-      break;
-  }
-}
-#endif
 
 void QMM_PREP(const QmmArgs& a, float* xp) {
   if (a.bits == 4)

@@ -104,12 +104,12 @@ Isa resolve(Isa isa, int bits = 0) {
   return isa;
 }
 
-Kernel kernel_for(Isa isa, int bits) {
+Kernel kernel_for(Isa isa) {
 #ifdef QMM_X86
   if (isa == Isa::Avx512) return qmm_avx512;
   if (isa == Isa::VnniInt8) return qmm_vnni;
-  if (isa == Isa::Avx2Int8 && bits == 4) return qmm_avx2_int8;
-  if (isa == Isa::Avx2 || isa == Isa::Avx2Int8) return qmm_avx2;
+  if (isa == Isa::Avx2Int8) return qmm_avx2_int8;
+  if (isa == Isa::Avx2) return qmm_avx2;
 #endif
   return qmm_portable;
 }
@@ -273,38 +273,14 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
 #ifdef QMM_X86
   std::vector<int8_t> xq;
   std::vector<float> xd;
-  if (kernel == qmm_avx2_int8) {  // round x to int8 per 32 values, nibble order
-    xq.resize(size_t(a.M) * a.K);
-    xd.resize(size_t(a.M) * (a.K / 32));
-    std::fill(xsum, xsum + size_t(a.M) * G, 0.f);  // sums of the rounded x (see qmm_vnni.cpp)
-    for (size_t blk = 0; blk < xd.size(); ++blk) {
-      const float* p = a.x + blk * 32;
-      float amax = 0.f;
-      bool finite = true;
-      for (int i = 0; i < 32; ++i) {
-        amax = std::max(amax, std::fabs(p[i]));
-        finite = finite && std::isfinite(p[i]);
-      }
-      // non-finite x: a NaN scale, so the outputs are NaN as on the float paths
-      const float d = finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
-      const float inv = finite && amax > 0.f ? 127.f / amax : 0.f;
-      xd[blk] = d;
-      int8_t* q = xq.data() + blk * 32;
-      int sum = 0;
-      for (int i = 0; i < 16; ++i) {
-        q[i] = int8_t(std::lrintf(p[2 * i] * inv));
-        q[16 + i] = int8_t(std::lrintf(p[2 * i + 1] * inv));
-        sum += q[i] + q[16 + i];
-      }
-      const size_t m = blk / (a.K / 32), g = (blk % (a.K / 32)) * 32 / a.group_size;
-      xsum[m * G + g] += d * float(sum);
-    }
-    ai.xq = xq.data();
-    ai.xd = xd.data();
-  } else if (kernel == qmm_vnni) {  // round x to int8 per group, in the kernel's order
+  using Quant = void (*)(const QmmArgs&, int8_t*, float*, float*);
+  const Quant quant = kernel == qmm_vnni        ? qmm_vnni_quant
+                      : kernel == qmm_avx2_int8 ? qmm_avx2_int8_quant
+                                                : nullptr;
+  if (quant) {  // round x to int8 per group, in the kernel's order
     xq.resize(size_t(a.M) * a.K);
     xd.resize(size_t(a.M) * G);
-    qmm_vnni_quant(a, xq.data(), xd.data(), xsum);
+    quant(a, xq.data(), xd.data(), xsum);
     ai.xq = xq.data();
     ai.xd = xd.data();
   }
@@ -536,7 +512,7 @@ void QuantizedMatmulCPU::eval_cpu(
   QmmArgs a{xc.data<float>(), w.data<uint32_t>(), scales.data<float>(), biases.data<float>(),
             xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
   enc.add_temporary(xsum);
-  Kernel kernel = kernel_for(isa_, bits_);
+  Kernel kernel = kernel_for(isa_);
   enc.dispatch([a, kernel, strided, x = weak(x)]() {
     if (strided) copy_row_major(x, const_cast<float*>(a.x));
     run_qmm(a, kernel);

@@ -36,8 +36,7 @@ mx::array quantized_rows(
     int bits);
 
 std::vector<std::string> supported_isas();  // exact float paths, best first
-std::vector<std::string> int8_isas();       // paths rounding x to int8 (vnni-int8: 4 and 8 bits,
-                                            // avx2-int8: 4 bits) this CPU runs
+std::vector<std::string> int8_isas();       // paths rounding x to int8 this CPU runs
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
 std::string auto_isa(int bits);             // what "auto" runs at `bits` (AFM_QMM_ISA, timed, best)
 void set_auto_isa(int bits, const std::string& isa);  // the timed choice for "auto"; "auto" resets

@@ -1,0 +1,5 @@
+// AVX2 build of the int8-activation kernel, for CPUs without VNNI (compiled with -mavx2 -mfma).
+#define QMM_I8_VNNI 0
+#define QMM_I8_ENTRY qmm_avx2_int8
+#define QMM_I8_QUANT qmm_avx2_int8_quant
+#include "qmm_int8.h"

@@ -1,0 +1,301 @@
+// Quantized weights times int8 activations: the kernel body, compiled once per instruction set.
+//
+// The including translation unit defines QMM_I8_VNNI (1: VPDPBUSD, AVX-512 VNNI on 256-bit
+// vectors, compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; 0: the same sums
+// from AVX2 multiply-adds, compiled with -mavx2 -mfma) and QMM_I8_ENTRY / QMM_I8_QUANT (the
+// exported names).
+//
+// The activations are rounded to int8 once per call, per group of the weights' group size:
+// xq = round(x / xd) with xd = max|x| / 127 over the group (QMM_I8_QUANT). Then, per group g of
+// a weight row n, the unsigned weight codes q (0..15 or 0..255) are multiplied with the signed xq
+// and summed in int32 lanes, with no intermediate saturation:
+//   out[m, n] = sum_g scales[n, g] * xd[m, g] * dot(q[n, g], xq[m, g])
+//             + sum_g biases[n, g] * xd[m, g] * sum(xq[m, g])
+// which is x_hat @ dequantize(w).T for the rounded x_hat = xq * xd: an error of at most xd / 2
+// per activation (like llama.cpp's Q8_0 x Q8_0 with 32-value blocks, or its K-quants with
+// 256-value Q8_K blocks). The bias term takes the sums of the rounded values on purpose: with the
+// exact sums the error would be sum(scales * q * (x_hat - x)), and the codes q are not centred
+// (0..255), so the rounding errors' plain sum, times about half the group's range, would come in
+// (4x the error on normal weights). VNNI: one 32-byte load of weights and one instruction feed
+// 32 (8-bit) or 64 (4-bit) multiply-adds per activation row, against 8 for the float path.
+// AVX2: 8-bit codes and xq are widened to int16 for VPMADDWD; 4-bit codes (at most 15) go
+// straight into VPMADDUBSW, whose int16 pair sums cannot saturate (2 * 15 * 127).
+// Only a group's total matters, so which int32 lane a product lands in does not.
+//
+// xq order: 8-bit weights take x in natural order. 4-bit weights are unpacked as the low
+// nibbles (values 2i) and the high nibbles (values 2i + 1) of a run of bytes, so xq holds each
+// chunk of C values (C = 64, or 32 for group size 32) as its even values, then its odd ones.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "qmm_api.h"
+
+#ifndef QMM_I8_VNNI
+#error "QMM_I8_VNNI must be defined"
+#endif
+
+namespace {
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+inline __m256i load32(const void* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// acc + the products of 32 unsigned 8-bit codes w with 32 signed xq values x.
+inline __m256i dot8(__m256i acc, __m256i w, __m256i x) {
+#if QMM_I8_VNNI
+  return _mm256_dpbusd_epi32(acc, w, x);
+#else
+  const __m256i lo = _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm256_castsi256_si128(w)),
+                                       _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x)));
+  const __m256i hi = _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm256_extracti128_si256(w, 1)),
+                                       _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1)));
+  return _mm256_add_epi32(acc, _mm256_add_epi32(lo, hi));
+#endif
+}
+
+// The same for codes of at most 15 (4-bit weights).
+inline __m256i dot4(__m256i acc, __m256i w, __m256i x) {
+#if QMM_I8_VNNI
+  return _mm256_dpbusd_epi32(acc, w, x);
+#else
+  return _mm256_add_epi32(
+      acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, x), _mm256_set1_epi16(1)));
+#endif
+}
+
+// Values of xq per load: 32 for 8 bits; for 4 bits the chunk C whose even values fill one
+// 32-byte vector and odd values the next (C = 64), or both halves of one vector (C = 32).
+template <int BITS, int GS>
+constexpr int chunk() {
+  return BITS == 8 ? 32 : (GS >= 64 ? 64 : 32);
+}
+
+// R activation rows x NR weight rows starting at (m0, n): int32 sums per group, folded into
+// float accumulators with scales[n, g] * xd[m, g] once per group.
+template <int BITS, int GS, int R, int NR>
+inline void tile(const QmmArgs& a, int m0, int n) {
+  const int K = a.K, G = K / GS;
+  const size_t wrow = size_t(K) * BITS / 8;
+  const uint8_t* w[NR];
+  const float* s[NR];
+  for (int t = 0; t < NR; ++t) {
+    w[t] = reinterpret_cast<const uint8_t*>(a.w) + size_t(n + t) * wrow;
+    s[t] = a.scales + size_t(n + t) * G;
+  }
+  const int8_t* xq = a.xq + size_t(m0) * K;
+  const float* xd = a.xd + size_t(m0) * G;
+  const __m256i low = _mm256_set1_epi8(15);
+  __m256 facc[R][NR];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) facc[r][t] = _mm256_setzero_ps();
+  for (int g = 0; g < G; ++g) {
+    __m256i acc[R][NR];
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < NR; ++t) acc[r][t] = _mm256_setzero_si256();
+    // the same group of the next tile's rows
+    for (int t = 0; t < NR; ++t)
+      for (int off = 0; off < GS * BITS / 8; off += 64)
+        __builtin_prefetch(w[t] + NR * wrow + size_t(g) * GS * BITS / 8 + off);
+    constexpr int C = chunk<BITS, GS>();
+#pragma GCC unroll 4
+    for (int c = 0; c < GS / C; ++c) {
+      const int k = g * GS + c * C;  // first value of the chunk
+      if constexpr (BITS == 8) {
+        __m256i xv[R];
+        for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
+        for (int t = 0; t < NR; ++t) {
+          const __m256i q = load32(w[t] + k);
+          for (int r = 0; r < R; ++r) acc[r][t] = dot8(acc[r][t], q, xv[r]);
+        }
+      } else if constexpr (C == 64) {
+        __m256i xe[R], xo[R];
+        for (int r = 0; r < R; ++r) {
+          xe[r] = load32(xq + size_t(r) * K + k);
+          xo[r] = load32(xq + size_t(r) * K + k + 32);
+        }
+        for (int t = 0; t < NR; ++t) {
+          const __m256i raw = load32(w[t] + k / 2);
+          const __m256i lo = _mm256_and_si256(raw, low);
+          const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+          for (int r = 0; r < R; ++r) {
+            acc[r][t] = dot4(acc[r][t], lo, xe[r]);
+            acc[r][t] = dot4(acc[r][t], hi, xo[r]);
+          }
+        }
+      } else {  // 4 bits, 32-value groups: 16 bytes, low nibbles then high ones in one vector
+        __m256i xv[R];
+        for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
+        for (int t = 0; t < NR; ++t) {
+          const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[t] + k / 2));
+          const __m256i both = _mm256_and_si256(
+              _mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), low);
+          for (int r = 0; r < R; ++r) acc[r][t] = dot4(acc[r][t], both, xv[r]);
+        }
+      }
+    }
+    for (int t = 0; t < NR; ++t) {
+      const float st = s[t][g];
+      for (int r = 0; r < R; ++r)
+        facc[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][t]),
+                                     _mm256_set1_ps(st * xd[size_t(r) * G + g]), facc[r][t]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NR; ++t) {
+      const float* b = a.biases + size_t(n + t) * G;
+      const float* xs = a.xsum + size_t(m0 + r) * G;
+      __m256 bv = _mm256_setzero_ps();
+      int g = 0;
+      for (; g + 8 <= G; g += 8)
+        bv = _mm256_fmadd_ps(_mm256_loadu_ps(b + g), _mm256_loadu_ps(xs + g), bv);
+      float bias = hsum(bv);
+      for (; g < G; ++g) bias += b[g] * xs[g];
+      a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]) + bias;
+    }
+}
+
+template <int BITS, int GS, int R, int NR>
+inline void block(const QmmArgs& a, int m0, int n0, int n1) {
+  int n = n0;
+  for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR>(a, m0, n);
+  for (; n < n1; ++n) tile<BITS, GS, R, 1>(a, m0, n);
+}
+
+// Weight rows one at a time (NR = 1) wherever the weights stream from memory: one sequential
+// stream keeps the hardware prefetchers going, where 4 interleaved rows (the float path's tile)
+// halve the bandwidth (8-bit 3072x512 layers from DRAM, one thread, 1 activation row: 20 GB/s
+// against 8; a plain read of memory reaches ~23 GB/s on these machines). From 8 rows up the tile
+// is compute-bound and 2 weight rows sharing each activation load are ~5% faster.
+template <int BITS, int GS>
+void rows(const QmmArgs& a, int n0, int n1) {
+  int m = 0;
+  if (a.M >= 8)
+    for (; m + 4 <= a.M; m += 4) block<BITS, GS, 4, 2>(a, m, n0, n1);
+  for (; m + 4 <= a.M; m += 4) block<BITS, GS, 4, 1>(a, m, n0, n1);
+  if (a.M - m >= 2) {
+    block<BITS, GS, 2, 1>(a, m, n0, n1);
+    m += 2;
+  }
+  if (a.M - m >= 1) block<BITS, GS, 1, 1>(a, m, n0, n1);
+}
+
+template <int BITS>
+void dispatch_gs(const QmmArgs& a, int n0, int n1) {
+  switch (a.group_size) {
+    case 32:
+      rows<BITS, 32>(a, n0, n1);
+      break;
+    case 64:
+      rows<BITS, 64>(a, n0, n1);
+      break;
+    default:
+      rows<BITS, 128>(a, n0, n1);
+      break;
+  }
+}
+
+// Rounds 32 floats at p times inv to int8 (nearest, ties to even) in natural order at dst;
+// returns sum plus them (int32 lanes).
+inline __m256i round32(const float* p, __m256 inv, int8_t* dst, __m256i sum) {
+  __m256i v[4];
+  for (int i = 0; i < 4; ++i) {
+    v[i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p + 8 * i), inv));
+    sum = _mm256_add_epi32(sum, v[i]);
+  }
+  // the packs work per 128-bit lane: values come out in the order 0-3 8-11 16-19 24-27 4-7 ...
+  const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]),
+                                            _mm256_packs_epi32(v[2], v[3]));
+  _mm256_storeu_si256(
+      reinterpret_cast<__m256i*>(dst),
+      _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+  return sum;
+}
+
+// 32 int8 values in natural order -> their 16 even ones (low 128 bits), then the 16 odd ones.
+inline __m256i split_even_odd(__m256i v) {
+  const __m256i lanes = _mm256_shuffle_epi8(
+      v, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                          0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+  return _mm256_permute4x64_epi64(lanes, 0xD8);  // 64-bit blocks 0 2 1 3
+}
+
+inline int hmax(__m256i v) {
+  __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+  m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xB1));
+  return _mm_cvtsi128_si32(m);
+}
+
+inline int hsum_i(__m256i v) {
+  __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+  m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xB1));
+  return _mm_cvtsi128_si32(m);
+}
+
+}  // namespace
+
+void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
+  const int K = a.K, GS = a.group_size, G = K / GS;
+  const int C = a.bits == 8 ? 0 : (GS >= 64 ? 64 : 32);  // 4 bits: even/odd split per C values
+  const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
+  alignas(32) int8_t tmp[128];
+  for (int m = 0; m < a.M; ++m)
+    for (int g = 0; g < G; ++g) {
+      const float* x = a.x + size_t(m) * K + size_t(g) * GS;
+      int8_t* q = xq + size_t(m) * K + size_t(g) * GS;
+      // max |x| on the bit patterns: they order like the values, and NaN above infinity
+      __m256i mx = _mm256_setzero_si256();
+      for (int i = 0; i < GS; i += 8)
+        mx = _mm256_max_epi32(
+            mx, _mm256_and_si256(_mm256_castps_si256(_mm256_loadu_ps(x + i)), abs_mask));
+      const int top = hmax(mx);
+      float amax;
+      std::memcpy(&amax, &top, sizeof amax);
+      // a NaN or infinity makes the group's scale NaN, so the outputs it feeds are NaN (as on
+      // the float paths) rather than finite values computed from clipped codes
+      const bool finite = std::isfinite(amax);
+      const float d = finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
+      xd[size_t(m) * G + g] = d;
+      const __m256 inv = _mm256_set1_ps(finite && amax > 0.f ? 127.f / amax : 0.f);
+      __m256i sum = _mm256_setzero_si256();
+      if (C == 0) {
+        for (int i = 0; i < GS; i += 32) sum = round32(x + i, inv, q + i, sum);
+      } else {
+        for (int c = 0; c < GS; c += C) {
+          for (int i = 0; i < C; i += 32) sum = round32(x + c + i, inv, tmp + i, sum);
+          const __m256i v0 = split_even_odd(_mm256_load_si256(reinterpret_cast<__m256i*>(tmp)));
+          __m256i* out = reinterpret_cast<__m256i*>(q + c);
+          if (C == 32) {
+            _mm256_storeu_si256(out, v0);
+          } else {  // evens of both halves, then odds of both
+            const __m256i v1 =
+                split_even_odd(_mm256_load_si256(reinterpret_cast<__m256i*>(tmp + 32)));
+            _mm256_storeu_si256(out, _mm256_permute2x128_si256(v0, v1, 0x20));
+            _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(v0, v1, 0x31));
+          }
+        }
+      }
+      xsum[size_t(m) * G + g] = d * float(hsum_i(sum));
+    }
+}
+
+void QMM_I8_ENTRY(const QmmArgs& a, int n0, int n1) {
+  if (a.bits == 4)
+    dispatch_gs<4>(a, n0, n1);
+  else
+    dispatch_gs<8>(a, n0, n1);
+}
