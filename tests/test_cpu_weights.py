@@ -168,8 +168,11 @@ def _completion_tokens(server: LiveServer) -> list[str]:
     return r.json()["choices"][0]["logprobs"]["tokens"]
 
 
-def test_served_quantized_model(copies: dict[str, Path],
-                                live_server: Callable[..., LiveServer]) -> None:
+def test_served_quantized_model(copies: dict[str, Path], live_server: Callable[..., LiveServer],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # the native server on the exact float paths (inherited), so its tokens must be the
+    # converted model's; the int8 paths' shift is test_quantized_weights_run_on_the_native_kernel's
+    monkeypatch.setenv("AFM_QMM_INT8", "0")
     converted = live_server("--cpu-weights", "float32", model=copies["4bit"])
     health = httpx.get(converted.url + "/health").json()["cpu_weights"]
     assert (health["mode"], health["weights"], health["source"]) == ("float32", "float32", "4-bit")
