@@ -63,3 +63,17 @@ def test_raw_rows_count_their_prefill_like_a_server_wave() -> None:
     rows = {row[0]: row for row in targets(r)}
     assert rows["afm c=8 / raw engine B=8 (prefill + decode)"][1:] == ["0.90x", ">= 0.85x",
                                                                        "PASS"]
+
+
+def test_afm_over_raw_is_paired_by_round() -> None:
+    # the medians of the rows (afm 80, raw 100) would give 0.80; the per-round ratios
+    # 0.9 / 0.9 / 0.67 give 0.90
+    r = _results({"afm": [(90, 400), (45, 300), (80, 400)]})
+    r.raw_rounds = {i: [{"batch": 1, "wall_tok_s": t}] for i, t in enumerate((100, 50, 120))}
+    r.raw = [{"batch": 1, "wall_tok_s": 100.0}]
+    value, ratios = r.paired_raw("afm", 1)
+    assert ratios == pytest.approx([0.9, 0.9, 80 / 120])
+    rows = {row[0]: row for row in targets(r)}
+    assert rows["afm c=1 / raw engine B=1 (prefill + decode)"][1:] == ["0.90x", ">= 0.90x",
+                                                                       "PASS"]
+    assert r.paired_raw("afm", 8) == (None, [])
