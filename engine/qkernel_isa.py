@@ -89,9 +89,9 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
     by_bits: dict[int, list[nn.Module]] = {}
     for layer in layers:
         by_bits.setdefault(layer.bits, []).append(layer)
+    paths = candidates(ext)
     timings = []
     for bits, group in sorted(by_bits.items()):
-        paths = candidates(ext)
         if len(paths) < 2:
             ext.set_auto_isa(bits, paths[0] if paths else "auto")
             continue

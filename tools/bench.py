@@ -189,7 +189,6 @@ class Bench:
         self.results = Results()
         self.log_dir = Path(tempfile.mkdtemp(prefix="afm-bench-"))
         self.round = 0
-        self._raw_rounds: list[list[dict[str, Any]]] = []
         self._wave_rounds: dict[str, list[list[WaveStats]]] = {}
         self.mlxlm_variant: str | None = None  # the fastest BLAS configuration, once known
 
@@ -227,7 +226,6 @@ class Bench:
             self.results.notes.append(f"raw engine failed: {out.stderr.strip()[-500:]}")
             return
         rows = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
-        self._raw_rounds.append(rows)
         self.results.raw_rounds[self.round] = rows
         for row in rows:
             print(f"[raw] B={row['batch']}: {row['wall_tok_s']:.1f} tok/s with prefill, "
@@ -447,7 +445,7 @@ class Bench:
             if self.round == 0 and "slots" in self.only:
                 self.run_slots()
         self.results.raw = [_median_by(rows, "wall_tok_s")
-                            for rows in zip(*self._raw_rounds, strict=True)]
+                            for rows in zip(*self.results.raw_rounds.values(), strict=True)]
         self.results.waves = {key: [_median_wave(list(w)) for w in zip(*rounds, strict=True)]
                               for key, rounds in self._wave_rounds.items()}
         return self.results

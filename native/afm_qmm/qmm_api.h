@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 struct QmmArgs {
   const float* x;       // [M, K] activations, row-major
@@ -22,6 +23,30 @@ struct QmmArgs {
 // map to the same L1 sets.
 inline int qmm_xp_stride(int K) {
   return K + 16;
+}
+
+// The one switch from a call's format to a kernel's templates: f(bits, group_size), each a
+// std::integral_constant (bits 4 or 8; group size 32, 64 or 128). A template in each kernel's own
+// translation unit, called with that unit's lambdas, so the per-ISA copies never merge.
+template <class F>
+inline void qmm_dispatch(const QmmArgs& a, F&& f) {
+  auto by_group = [&](auto bits) {
+    switch (a.group_size) {
+      case 32:
+        f(bits, std::integral_constant<int, 32>{});
+        break;
+      case 64:
+        f(bits, std::integral_constant<int, 64>{});
+        break;
+      default:
+        f(bits, std::integral_constant<int, 128>{});
+        break;
+    }
+  };
+  if (a.bits == 4)
+    by_group(std::integral_constant<int, 4>{});
+  else
+    by_group(std::integral_constant<int, 8>{});
 }
 
 // Each computes out[:, n0:n1]; defined once per instruction set. The matching *_prep writes

@@ -192,21 +192,6 @@ void rows(const QmmArgs& a, int n0, int n1) {
   if (a.M - m >= 1) block<BITS, GS, 1, 1>(a, m, n0, n1);
 }
 
-template <int BITS>
-void dispatch_gs(const QmmArgs& a, int n0, int n1) {
-  switch (a.group_size) {
-    case 32:
-      rows<BITS, 32>(a, n0, n1);
-      break;
-    case 64:
-      rows<BITS, 64>(a, n0, n1);
-      break;
-    default:
-      rows<BITS, 128>(a, n0, n1);
-      break;
-  }
-}
-
 // Rounds 32 floats at p times inv to int8 (nearest, ties to even) in natural order at dst;
 // returns sum plus them (int32 lanes).
 inline __m256i round32(const float* p, __m256 inv, int8_t* dst, __m256i sum) {
@@ -294,8 +279,7 @@ void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
 }
 
 void QMM_I8_ENTRY(const QmmArgs& a, int n0, int n1) {
-  if (a.bits == 4)
-    dispatch_gs<4>(a, n0, n1);
-  else
-    dispatch_gs<8>(a, n0, n1);
+  qmm_dispatch(a, [&](auto bits, auto gs) {
+    rows<decltype(bits)::value, decltype(gs)::value>(a, n0, n1);
+  });
 }

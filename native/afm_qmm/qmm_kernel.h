@@ -369,21 +369,6 @@ void rows(const QmmArgs& a, int n0, int n1) {
 }
 
 template <int BITS>
-void dispatch_gs(const QmmArgs& a, int n0, int n1) {
-  switch (a.group_size) {
-    case 32:
-      rows<BITS, 32>(a, n0, n1);
-      break;
-    case 64:
-      rows<BITS, 64>(a, n0, n1);
-      break;
-    default:
-      rows<BITS, 128>(a, n0, n1);
-      break;
-  }
-}
-
-template <int BITS>
 void permute_x(const QmmArgs& a, float* xp) {
   using F = Unit<BITS>;
   const int NU = a.K / F::U, ld = qmm_xp_stride(a.K);
@@ -412,8 +397,7 @@ void QMM_PREP(const QmmArgs& a, float* xp) {
 }
 
 void QMM_ENTRY(const QmmArgs& a, int n0, int n1) {
-  if (a.bits == 4)
-    dispatch_gs<4>(a, n0, n1);
-  else
-    dispatch_gs<8>(a, n0, n1);
+  qmm_dispatch(a, [&](auto bits, auto gs) {
+    rows<decltype(bits)::value, decltype(gs)::value>(a, n0, n1);
+  });
 }

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -114,13 +113,23 @@ Kernel kernel_for(Isa isa) {
   return qmm_portable;
 }
 
+// The float kernels' permutation of x.
 Prep prep_for(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_avx512) return qmm_avx512_prep;
   if (kernel == qmm_avx2) return qmm_avx2_prep;
-  if (kernel == qmm_avx2_int8 || kernel == qmm_vnni) return nullptr;
 #endif
   return qmm_portable_prep;
+}
+
+// The int8 kernels' quantization of x (nullptr for the float kernels).
+using Quant = void (*)(const QmmArgs&, int8_t*, float*, float*);
+Quant quant_for(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_vnni) return qmm_vnni_quant;
+  if (kernel == qmm_avx2_int8) return qmm_avx2_int8_quant;
+#endif
+  return nullptr;
 }
 
 int env_threads() {
@@ -255,36 +264,25 @@ void group_sums(const QmmArgs& a) {
 }
 
 void run_qmm(const QmmArgs& a, Kernel kernel) {
-  // group sums and the kernel's form of x, then blocks of output columns over the pool
-  const int G = a.K / a.group_size;
-  float* xsum = const_cast<float*>(a.xsum);
-#ifdef QMM_X86
-  if (kernel != qmm_avx2_int8 && kernel != qmm_vnni) group_sums(a);
-#else
-  group_sums(a);
-#endif
+  // the kernel's form of x (int8 with the sums of the rounded x, or floats with their group
+  // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
+  std::vector<int8_t> xq;
+  std::vector<float> xd;
   std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
-  if (Prep prep = prep_for(kernel)) {
+  if (Quant quant = quant_for(kernel)) {
+    xq.resize(size_t(a.M) * a.K);
+    xd.resize(size_t(a.M) * (a.K / a.group_size));
+    quant(a, xq.data(), xd.data(), const_cast<float*>(a.xsum));
+    ai.xq = xq.data();
+    ai.xd = xd.data();
+  } else {
+    group_sums(a);
+    const Prep prep = prep_for(kernel);
     xp.reset(new float[size_t(a.M) * qmm_xp_stride(a.K)]);
     prep(a, xp.get());
     ai.xp = xp.get();
   }
-#ifdef QMM_X86
-  std::vector<int8_t> xq;
-  std::vector<float> xd;
-  using Quant = void (*)(const QmmArgs&, int8_t*, float*, float*);
-  const Quant quant = kernel == qmm_vnni        ? qmm_vnni_quant
-                      : kernel == qmm_avx2_int8 ? qmm_avx2_int8_quant
-                                                : nullptr;
-  if (quant) {  // round x to int8 per group, in the kernel's order
-    xq.resize(size_t(a.M) * a.K);
-    xd.resize(size_t(a.M) * G);
-    quant(a, xq.data(), xd.data(), xsum);
-    ai.xq = xq.data();
-    ai.xd = xd.data();
-  }
-#endif
   const QmmArgs& args = ai;
   const double work = double(a.N) * a.K * (a.M + 4);  // weight unpacking costs ~4 rows
   int threads = num_threads();
