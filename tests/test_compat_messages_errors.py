@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anthropic
@@ -171,11 +172,18 @@ def test_busy_server_is_529_overloaded(live_server: Callable[..., LiveServer]) -
         lines = r.iter_lines()  # keep the generator open: breaking a loop over it disconnects
         while not next(lines).startswith("event: message_start"):
             pass
-        t0 = time.monotonic()
-        busy = post(server, GOOD)
-        waited = time.monotonic() - t0
-        streamed = httpx.post(server.url + "/v1/messages", json={**GOOD, "stream": True},
-                              timeout=30)
+        # both probes at once: each waits out the one-second queue, and the hog must still
+        # hold the slot when the second gives up (one after the other, a fast machine's hog
+        # finished its tokens first)
+        def timed_post() -> tuple[httpx.Response, float]:
+            t0 = time.monotonic()
+            return post(server, GOOD), time.monotonic() - t0
+
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(timed_post)
+            second = pool.submit(httpx.post, server.url + "/v1/messages",
+                                 json={**GOOD, "stream": True}, timeout=30)
+            (busy, waited), streamed = first.result(), second.result()
         httpx.post(server.url + "/v1/chat/completions/msg-hog-1/cancel")
     assert_anthropic_error(busy, 529, "overloaded_error")
     assert busy.headers["retry-after"] == "2" and waited >= 0.9
