@@ -262,6 +262,6 @@ async def complete(state: AppState, p: Prepared) -> dict[str, Any]:
     done = await generate_all(engine, p.request, state.settings.queue_timeout)
     parser = p.output_parser()
     parser.feed(done.text)
-    final = parser.finish()
+    final = parser.finish(truncated=done.finish_reason == "length")
     reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
     return message(state, content_blocks(final), reason, stop, usage(done.stats))

@@ -266,7 +266,7 @@ async def complete(state: AppState, p: Plan) -> Outcome:
                               state.settings.queue_timeout)
     parser = p.prepared.output_parser()
     builder = OutputBuilder()
-    builder.feed(parser.feed(done.text) + parser.flush())
+    builder.feed(parser.feed(done.text) + parser.flush(truncated=done.finish_reason == "length"))
     builder.finish(incomplete=done.final.finish_reason == "length")
     return _outcome(state, p, builder, done.final.finish_reason, done.stats, done.final.error,
                     done.token_ids, done.text)
