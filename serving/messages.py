@@ -150,12 +150,10 @@ def tool_choice(choice: Any) -> tuple[str | dict[str, Any] | None, bool]:
     """Anthropic's tool_choice as chat's, and whether parallel calls are allowed."""
     if choice is None:
         return None, True
+    choice = getattr(choice, "root", choice)  # the contract's oneOf by type
     kind = plain(choice.type)
     parallel = choice.disable_parallel_tool_use is not True
     if kind == "tool":
-        if not choice.name:
-            raise InvalidRequest("tool_choice of type 'tool' needs 'name'",
-                                 param="tool_choice.name")
         return {"type": "function", "function": {"name": choice.name}}, parallel
     return {"auto": "auto", "any": "required", "none": "none"}[kind], parallel
 
