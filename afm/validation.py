@@ -11,6 +11,7 @@ property - 'tool_choice'``), or that the value is none of the branches' (``'x' i
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from connexion.datastructures import MediaTypeDict
@@ -22,8 +23,13 @@ from jsonschema.exceptions import best_match
 
 
 def _branch_values(branch: dict[str, Any], prop: str) -> list[Any]:
-    """The discriminator values a ``oneOf`` branch takes (its property's enum)."""
-    return list((branch.get("properties") or {}).get(prop, {}).get("enum") or [])
+    """The discriminator values a ``oneOf`` branch takes (its property's enum, or its own
+    branches' when it is a union)."""
+    values = list((branch.get("properties") or {}).get(prop, {}).get("enum") or [])
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in branch.get(key) or []:
+            values += [v for v in _branch_values(sub, prop) if v not in values]
+    return values
 
 
 def refine(error: ValidationError) -> ValidationError:
@@ -51,20 +57,27 @@ def refine(error: ValidationError) -> ValidationError:
     return error
 
 
+def telling(errors: Iterable[ValidationError]) -> ValidationError | None:
+    """The error to report among ``errors`` (jsonschema's best match, refined)."""
+    error = best_match(errors)
+    if error is None:
+        return None
+    root = error
+    while root.parent is not None:
+        root = root.parent
+    refined = refine(root)
+    return error if refined is root else refined
+
+
 class DiscriminatedJSONBodyValidator(JSONRequestBodyValidator):
     """Connexion's JSON body validator, with :func:`refine`'s messages."""
 
     def _validate(self, body: Any) -> dict | None:
         if not self._nullable and body is None:
             raise BadRequestProblem("Request body must not be empty")
-        error = best_match(self._validator.iter_errors(body))
+        error = telling(self._validator.iter_errors(body))
         if error is None:
             return None
-        root = error
-        while root.parent is not None:
-            root = root.parent
-        refined = refine(root)
-        error = error if refined is root else refined
         path = ValidationError("", path=error.absolute_path)
         raise BadRequestProblem(detail=f"{error.message}{format_error_with_path(path)}")
 
