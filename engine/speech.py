@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
 import queue
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -120,7 +121,8 @@ class Transcriber:
             from faster_whisper import WhisperModel
 
             try:
-                self._model = WhisperModel(str(self.folder), device="cpu", compute_type="int8")
+                self._model = WhisperModel(str(self.folder), device="cpu", compute_type="int8",
+                                           cpu_threads=min(4, os.cpu_count() or 1))
             except Exception as exc:  # noqa: BLE001
                 raise SpeechLoadError(f"Whisper model {self.folder} cannot load: {exc}") from exc
             log.info("speech model %s loaded from %s", self.name, self.folder)
