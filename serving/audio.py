@@ -1,17 +1,13 @@
-"""Speech, HTTP-free: transcription requests -> engine options, transcripts -> the response
-formats (json, text, srt, vtt, verbose_json, SSE events), synthesized samples -> audio files,
-and `input_audio` chat parts -> their transcript as text."""
+"""Transcription, HTTP-free: form fields -> engine options, transcripts -> the response
+formats (json, text, srt, vtt, verbose_json, SSE events), `input_audio` chat parts -> their
+transcript as text; and how engine speech failures reach clients (serving.speech_out: speech)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-import io
-import wave
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
-
-import numpy as np
 
 from afm.errors import InvalidRequest, ServiceUnavailable
 from engine.speech import (
@@ -23,19 +19,7 @@ from engine.speech import (
     SpeechLoadError,
     TranscribeOptions,
     TranscriptInfo,
-    Voice,
 )
-
-OPENAI_VOICES = frozenset({"alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova",
-                           "sage", "shimmer", "verse", "marin", "cedar"})
-"""OpenAI's built-in voice names: spoken by the server's default voice."""
-
-MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm", "mp3": "audio/mpeg",
-               "opus": "audio/ogg", "aac": "audio/aac", "flac": "audio/flac"}
-# response_format -> (container, codec, sample rate or None: the voice's)
-_ENCODERS = {"mp3": ("mp3", "libmp3lame", None), "opus": ("ogg", "libopus", 48_000),
-             "aac": ("adts", "aac", None), "flac": ("flac", "flac", None)}
-_BIT_RATES = {"mp3": 64_000, "opus": 48_000, "aac": 64_000}
 
 
 def unavailable(what: str) -> ServiceUnavailable:
@@ -72,6 +56,58 @@ def language_code(value: str | None, param: str = "language") -> str | None:
         raise InvalidRequest(f"'{param}' {value!r} is not a language Whisper knows (ISO 639-1 "
                              "codes such as en, de, fr)", param=param)
     return code
+
+
+def _field(form: dict[str, Any], name: str) -> Any:
+    value = form.get(name)
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+
+def _number(form: dict[str, Any], name: str) -> float | None:
+    value = _field(form, name)
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InvalidRequest(f"'{name}' must be a number", param=name) from None
+
+
+def _flag(form: dict[str, Any], name: str) -> bool:
+    value = _field(form, name)
+    return value is True or (isinstance(value, str) and value.lower() in ("true", "1"))
+
+
+def _granularities(form: dict[str, Any]) -> set[str]:
+    values = form.get("timestamp_granularities[]", form.get("timestamp_granularities")) or []
+    values = [values] if isinstance(values, str) else list(values)
+    values = [v.strip() for value in values for v in str(value).split(",") if v.strip()]
+    bad = [v for v in values if v not in ("segment", "word")]
+    if bad:
+        raise InvalidRequest(f"timestamp_granularities takes 'segment' and 'word', not {bad}",
+                             param="timestamp_granularities")
+    return set(values)
+
+
+STREAMABLE = ("json", "text")
+
+
+def transcription_request(form: dict[str, Any]) -> tuple[str, bool, bool, TranscribeOptions]:
+    """A transcription form's fields -> (response_format, stream, word timestamps, options);
+    400 for a combination the contract's schema cannot state."""
+    fmt = _field(form, "response_format") or "json"
+    stream = _flag(form, "stream")
+    if stream and fmt not in STREAMABLE:
+        raise InvalidRequest(f"stream=true sends text events: response_format must be json or "
+                             f"text, not {fmt!r}", param="stream")
+    words = "word" in _granularities(form)
+    if words and fmt != "verbose_json":
+        raise InvalidRequest("timestamp_granularities needs response_format verbose_json",
+                             param="timestamp_granularities")
+    opts = TranscribeOptions(language=language_code(_field(form, "language")),
+                             prompt=_field(form, "prompt") or None,
+                             temperature=_number(form, "temperature"), word_timestamps=words)
+    return fmt, stream, words, opts
 
 
 async def open_transcript(backend: SpeechBackend, data: bytes, opts: TranscribeOptions,
@@ -169,98 +205,6 @@ async def transcript_events(events: AsyncIterator[Any]) -> AsyncIterator[dict[st
     finally:
         await events.aclose()  # type: ignore[attr-defined]
     yield {"type": "transcript.text.done", "text": "".join(parts).strip()}
-
-
-# ---------------------------------------------------------------- speech
-def pick_voice(backend: SpeechBackend | None, requested: Any) -> Voice:
-    """The voice a request names: a served voice id, an OpenAI built-in name or none (the
-    default voice); 400 for another name."""
-    if backend is None or not backend.voices:
-        raise unavailable("speech voice")
-    name = requested.get("id") if isinstance(requested, dict) else requested
-    if not name or name in OPENAI_VOICES or name == "default":
-        return next(iter(backend.voices.values()))
-    if name not in backend.voices:
-        raise InvalidRequest(f"Unknown voice {name!r}; this server speaks "
-                             f"{', '.join(backend.voices)} (see GET /v1/audio/voices) and "
-                             "takes OpenAI's voice names as its default voice", param="voice")
-    return backend.voices[name]
-
-
-def voice_list(backend: SpeechBackend | None) -> dict[str, Any]:
-    if backend is None or not backend.voices:
-        raise unavailable("speech voice")
-    return {"object": "list", "data": [
-        {"id": name, "name": name, **({"language": v.language} if v.language else {}),
-         "sample_rate": v.sample_rate} for name, v in backend.voices.items()]}
-
-
-def check_format(fmt: str, stream_format: str) -> None:
-    if stream_format == "sse" and fmt != "pcm":
-        raise InvalidRequest("stream_format 'sse' carries raw 16-bit PCM: send "
-                             "response_format 'pcm' with it", param="stream_format")
-    if fmt in _ENCODERS:
-        try:
-            import av
-
-            av.codec.Codec(_ENCODERS[fmt][1], "w")
-        except Exception as exc:  # noqa: BLE001 - no PyAV, or a build without that encoder
-            raise InvalidRequest(f"response_format {fmt!r} needs an encoder this server does "
-                                 f"not have ({type(exc).__name__}); use wav or pcm",
-                                 param="response_format") from None
-
-
-async def speech_chunks(backend: SpeechBackend, text: str, voice: Voice, speed: float
-                        ) -> tuple[np.ndarray, AsyncIterator[np.ndarray]]:
-    """Start synthesis and wait for its first sentence (errors before any response)."""
-    try:
-        chunks = backend.synthesize(text, voice, speed)
-        first = await anext(chunks)  # type: ignore[call-overload]
-    except StopAsyncIteration:
-        raise InvalidRequest("'input' has nothing to speak", param="input") from None
-    except Exception as exc:  # noqa: BLE001
-        raise api_error(exc, "input") from None
-    return first, chunks
-
-
-def wav_bytes(samples: np.ndarray, rate: int) -> bytes:
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(samples.astype("<i2").tobytes())
-    return buf.getvalue()
-
-
-def encode(samples: np.ndarray, rate: int, fmt: str) -> bytes:
-    """Mono int16 samples -> a whole file in ``fmt`` (wav, pcm, or a PyAV encoder's)."""
-    if fmt == "wav":
-        return wav_bytes(samples, rate)
-    if fmt == "pcm":
-        return samples.astype("<i2").tobytes()
-    import av
-
-    container_name, codec, out_rate = _ENCODERS[fmt]
-    buf = io.BytesIO()
-    with av.open(buf, "w", format=container_name) as container:
-        stream = container.add_stream(codec, rate=out_rate or rate, layout="mono")
-        if fmt in _BIT_RATES:
-            stream.bit_rate = _BIT_RATES[fmt]
-        frame = av.AudioFrame.from_ndarray(samples.astype(np.int16).reshape(1, -1),
-                                           format="s16", layout="mono")
-        frame.sample_rate = rate
-        resampler = av.AudioResampler(format=stream.codec_context.codec.audio_formats[0].name,
-                                      layout="mono", rate=out_rate or rate)
-        for piece in [*resampler.resample(frame), *resampler.resample(None)]:
-            container.mux(stream.encode(piece))
-        container.mux(stream.encode(None))
-    return buf.getvalue()
-
-
-def pcm_event(samples: np.ndarray) -> dict[str, Any]:
-    return {"type": "speech.audio.delta",
-            "audio": base64.b64encode(samples.astype("<i2").tobytes()).decode()}
 
 
 # ---------------------------------------------------------------- chat input_audio parts

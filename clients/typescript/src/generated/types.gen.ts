@@ -3390,7 +3390,7 @@ export type CreateTranscriptionError = CreateTranscriptionErrors[keyof CreateTra
 
 export type CreateTranscriptionResponses = {
     /**
-     * The transcript, in the requested `response_format`.
+     * `Transcription`, or with `response_format: verbose_json` `TranscriptionVerbose`.
      */
     200: Transcription | TranscriptionVerbose;
 };
