@@ -83,6 +83,9 @@ async def create_speech(body: dict[str, Any]) -> Response:
         return StreamingResponse(speech_out.pcm_stream(first, chunks),
                                  media_type=speech_out.MEDIA_TYPES["pcm"],
                                  headers={"X-Sample-Rate": str(voice.sample_rate)})
+    if fmt in speech_out.STREAMED:
+        return StreamingResponse(speech_out.encoded_stream(first, chunks, voice.sample_rate, fmt),
+                                 media_type=speech_out.MEDIA_TYPES[fmt])
     data = await speech_out.speech_file(first, chunks, voice.sample_rate, fmt)
     return Response(data, media_type=speech_out.MEDIA_TYPES[fmt])
 

@@ -26,6 +26,8 @@ MEDIA_TYPES = {"wav": "audio/wav", "pcm": "audio/pcm", "mp3": "audio/mpeg",
 _ENCODERS = {"mp3": ("mp3", "libmp3lame", None), "opus": ("ogg", "libopus", 48_000),
              "aac": ("adts", "aac", None), "flac": ("flac", "flac", None)}
 _BIT_RATES = {"mp3": 64_000, "opus": 48_000, "aac": 64_000}
+STREAMED = frozenset({"pcm", "mp3", "opus", "aac"})
+"""Sent as they are made; wav and flac headers need the whole length, so they come whole."""
 
 
 def pick_voice(backend: SpeechBackend | None, requested: Any) -> Voice:
@@ -89,29 +91,82 @@ def wav_bytes(samples: np.ndarray, rate: int) -> bytes:
     return buf.getvalue()
 
 
+class _Sink(io.RawIOBase):
+    """A write-only, unseekable file: what the muxer wrote since the last :meth:`take`."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        self.data += b
+        return len(b)
+
+    def take(self) -> bytes:
+        out = bytes(self.data)
+        self.data.clear()
+        return out
+
+
+class Encoder:
+    """Mono int16 samples -> ``fmt`` through PyAV, fed piece by piece; each call returns the
+    bytes the container wrote so far (mp3, ADTS and Ogg write as they go)."""
+
+    def __init__(self, rate: int, fmt: str) -> None:
+        import av
+
+        container_name, codec, out_rate = _ENCODERS[fmt]
+        self.rate, self.sink = rate, _Sink()
+        self.container = av.open(self.sink, "w", format=container_name)
+        self.stream = self.container.add_stream(codec, rate=out_rate or rate, layout="mono")
+        if fmt in _BIT_RATES:
+            self.stream.bit_rate = _BIT_RATES[fmt]
+        self.resampler = av.AudioResampler(
+            format=self.stream.codec_context.codec.audio_formats[0].name, layout="mono",
+            rate=out_rate or rate)
+
+    def feed(self, samples: np.ndarray) -> bytes:
+        import av
+
+        frame = av.AudioFrame.from_ndarray(samples.astype(np.int16).reshape(1, -1),
+                                           format="s16", layout="mono")
+        frame.sample_rate = self.rate
+        for piece in self.resampler.resample(frame):
+            self.container.mux(self.stream.encode(piece))
+        return self.sink.take()
+
+    def finish(self) -> bytes:
+        for piece in self.resampler.resample(None):
+            self.container.mux(self.stream.encode(piece))
+        self.container.mux(self.stream.encode(None))
+        self.container.close()
+        return self.sink.take()
+
+
 def encode(samples: np.ndarray, rate: int, fmt: str) -> bytes:
     """Mono int16 samples -> a whole file in ``fmt`` (wav, pcm, or a PyAV encoder's)."""
     if fmt == "wav":
         return wav_bytes(samples, rate)
     if fmt == "pcm":
         return samples.astype("<i2").tobytes()
-    import av
+    encoder = Encoder(rate, fmt)
+    return encoder.feed(samples) + encoder.finish()
 
-    container_name, codec, out_rate = _ENCODERS[fmt]
-    buf = io.BytesIO()
-    with av.open(buf, "w", format=container_name) as container:
-        stream = container.add_stream(codec, rate=out_rate or rate, layout="mono")
-        if fmt in _BIT_RATES:
-            stream.bit_rate = _BIT_RATES[fmt]
-        frame = av.AudioFrame.from_ndarray(samples.astype(np.int16).reshape(1, -1),
-                                           format="s16", layout="mono")
-        frame.sample_rate = rate
-        resampler = av.AudioResampler(format=stream.codec_context.codec.audio_formats[0].name,
-                                      layout="mono", rate=out_rate or rate)
-        for piece in [*resampler.resample(frame), *resampler.resample(None)]:
-            container.mux(stream.encode(piece))
-        container.mux(stream.encode(None))
-    return buf.getvalue()
+
+async def encoded_stream(first: np.ndarray, chunks: AsyncIterator[np.ndarray], rate: int,
+                         fmt: str) -> AsyncIterator[bytes]:
+    """A STREAMED format, sent sentence by sentence as each is synthesized and encoded."""
+    encoder = await asyncio.to_thread(Encoder, rate, fmt)
+    try:
+        yield await asyncio.to_thread(encoder.feed, first)
+        async for chunk in chunks:
+            if data := await asyncio.to_thread(encoder.feed, chunk):
+                yield data
+        yield await asyncio.to_thread(encoder.finish)
+    finally:
+        await chunks.aclose()  # type: ignore[attr-defined]
 
 
 async def speech_file(first: np.ndarray, chunks: AsyncIterator[np.ndarray], rate: int,

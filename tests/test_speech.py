@@ -162,6 +162,12 @@ def test_speech_formats_and_streaming(speech: LiveServer, client: Any) -> None:
                                       response_format="flac", speed=1.5).content
     heard = client.audio.transcriptions.create(model="whisper-1", file=("s.flac", flac))
     assert word_error_rate(SENTENCES[0], heard.text)[0] <= 1
+    with client.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="alloy", input=text, response_format="mp3") as streamed:
+        assert streamed.headers.get("transfer-encoding") == "chunked"
+        mp3 = b"".join(streamed.iter_bytes())
+    heard = client.audio.transcriptions.create(model="whisper-1", file=("s.mp3", mp3))
+    assert word_error_rate(text, heard.text)[0] <= 1
     voices = httpx.get(speech.url + "/v1/audio/voices").json()
     assert voices["data"][0]["id"] == DEFAULT_VOICE and voices["data"][0]["sample_rate"] == 22050
 

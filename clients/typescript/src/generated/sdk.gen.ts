@@ -520,8 +520,9 @@ export const createTranscription = <ThrowOnError extends boolean = false>(option
  * `response_format`: `wav` (16-bit PCM, the default), `pcm` (raw 16-bit little-endian mono
  * at the voice's rate, named in `X-Sample-Rate`), and `mp3`, `opus` (Ogg), `aac` (ADTS),
  * `flac` through FFmpeg's encoders (PyAV); a server whose PyAV lacks an encoder answers
- * 400 for that format. `pcm` streams: each sentence's samples are sent as soon as they are
- * synthesized (chunked transfer); the other formats are sent as whole files.
+ * 400 for that format. `pcm`, `mp3`, `opus` and `aac` stream: each sentence is sent as soon as
+ * it is synthesized and encoded (chunked transfer); `wav` and `flac`, whose headers carry
+ * the length, are sent whole.
  * `stream_format: sse` (with `pcm`) sends `speech.audio.delta` events (base64 samples),
  * then `speech.audio.done`, each named by its type; the stream then ends.
  *
