@@ -153,6 +153,21 @@ FLAGS: tuple[Flag, ...] = (
          int, S.batch_concurrency),
     Flag(("--no-webui",), "no_webui", "Do not serve the browser chat page at /.", "surfaces",
          action="store_true", default=False),
+    Flag(("--speech-model",), "speech_model",
+         "Transcription model: a shipped name (whisper-tiny.en, whisper-base) or a Whisper "
+         "folder in CTranslate2 format (model.bin, config.json, tokenizer.json). Default: "
+         "whisper-tiny.en once fetched (python -m afm.speech_models).", "surfaces",
+         metavar="MODEL"),
+    Flag(("--tts-voice",), "tts_voices",
+         "Speech voice: a shipped name (en_US-joe-medium) or a Piper .onnx voice with its "
+         ".onnx.json beside it; repeatable, the first is the default. Default: en_US-joe-medium "
+         "once fetched.", "surfaces", action="append", metavar="VOICE"),
+    Flag(("--no-speech",), "no_speech",
+         "No speech models: the /v1/audio routes answer 503 speech_unavailable.", "surfaces",
+         action="store_true", default=False),
+    Flag(("--speech-queue",), "speech_queue",
+         "Speech jobs that may wait behind the running one; past it 503 server_busy.",
+         "surfaces", int, S.speech_queue, metavar="N"),
     Flag(("--max-body-bytes",), "max_body_bytes", "Body limit for most routes.", "limits", int,
          S.max_body_bytes),
     Flag(("--max-embeddings-body-bytes",), "max_embeddings_body_bytes",
@@ -195,6 +210,7 @@ CAPABILITIES: dict[str, Any] = {
         "several chat models (repeatable --model, --models-dir), loaded on first use, LRU "
         "unloaded past --max-loaded-models",
         "browser chat page at / (--no-webui turns it off)",
+        "speech: transcription (faster-whisper) and text-to-speech (Piper) on every platform",
     ],
 }
 
@@ -299,6 +315,8 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
     if ns.max_loaded_models < 0:
         raise ValueError("--max-loaded-models must be 0 (no bound) or more")
     chat_catalogue(list(ns.models or []), ns.models_dir)  # names clash, --models-dir missing
+    if ns.speech_queue < 0:
+        raise ValueError("--speech-queue must be 0 or more")
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
     return Settings(
@@ -343,6 +361,10 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         data_dir=ns.data_dir,
         batch_concurrency=ns.batch_concurrency,
         webui=not ns.no_webui,
+        speech_model=ns.speech_model,
+        tts_voices=list(ns.tts_voices or []),
+        no_speech=ns.no_speech,
+        speech_queue=ns.speech_queue,
         max_body_bytes=ns.max_body_bytes,
         max_embeddings_body_bytes=ns.max_embeddings_body_bytes,
         max_tokenize_body_bytes=ns.max_tokenize_body_bytes,

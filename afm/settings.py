@@ -65,6 +65,11 @@ class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     batch_concurrency: int = 4
     webui: bool = True  # the browser chat page at `/`
+    # speech (afm.speech): None / empty -> the shipped defaults when they are cached
+    speech_model: str | None = None
+    tts_voices: list[str] = field(default_factory=list)
+    no_speech: bool = False
+    speech_queue: int = 8  # speech jobs that may wait behind the running one
     # body limits per route family, bytes
     max_body_bytes: int = 100 * MB
     max_embeddings_body_bytes: int = 1 * MB

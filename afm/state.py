@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from engine.chat_engine import ChatEngine
     from engine.embeddings import EmbeddingModel
     from engine.grammar import GrammarCompilerCache
+    from engine.speech import SpeechBackend
 
 log = logging.getLogger("afm")
 
@@ -83,9 +84,13 @@ class AppState:
         self._embedding_lock = asyncio.Lock()
         self.store: Store | None = None
         self.worker: BatchWorker | None = None
+        self.speech: SpeechBackend | None = None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
+        from afm.speech import build_speech
+
+        self.speech = build_speech(self.settings)  # flags checked before the chat model loads
         if self.settings.backend == "foundation":
             self.backend_detail = (
                 "Apple Foundation Models need macOS 26 on Apple silicon; this host is "
@@ -157,6 +162,8 @@ class AppState:
     async def stop(self) -> None:
         if self.worker is not None:
             await self.worker.stop()
+        if self.speech is not None:
+            await asyncio.to_thread(self.speech.stop)
         await self.pool.stop()  # every engine thread
         if self.store is not None:
             self.store.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import Base64Str, BaseModel, Field, RootModel
 from typing_extensions import TypeAliasType
 
 
@@ -833,7 +833,14 @@ class BatchRequestCounts(BaseModel):
 class ResponseFormat1(StrEnum):
     JSON = 'json'
     TEXT = 'text'
+    SRT = 'srt'
+    VTT = 'vtt'
     VERBOSE_JSON = 'verbose_json'
+
+
+class TimestampGranularity(StrEnum):
+    SEGMENT = 'segment'
+    WORD = 'word'
 
 
 class TranscriptionRequest(BaseModel):
@@ -846,17 +853,133 @@ class TranscriptionRequest(BaseModel):
     prompt: str | None = None
     response_format: ResponseFormat1 | None = None
     temperature: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    stream: bool | None = None
+    """
+    Server-sent events (with json or text).
+    """
+    timestamp_granularities: list[TimestampGranularity] | None = None
+    """
+    `segment` and/or `word` (verbose_json only); sent as `timestamp_granularities[]`.
+    """
+
+
+class TranscriptionUsage(BaseModel):
+    type: Literal['duration']
+    seconds: float
+    """
+    Seconds of input audio.
+    """
 
 
 class Transcription(BaseModel):
     text: str
     language: str | None = None
+    """
+    The ISO 639-1 code spoken (given or detected).
+    """
+    usage: TranscriptionUsage | None = None
+
+
+class TranscriptionSegment(BaseModel):
+    id: int
+    seek: int
+    start: float
+    """
+    Seconds from the start of the audio.
+    """
+    end: float
+    text: str
+    tokens: list[int]
+    temperature: float
+    avg_logprob: float
+    compression_ratio: float
+    no_speech_prob: float
+
+
+class TranscriptionWord(BaseModel):
+    word: str
+    start: float
+    end: float
+
+
+class TranscriptionVerbose(BaseModel):
+    task: Literal['transcribe']
+    language: str
+    duration: float
+    """
+    Seconds of input audio.
+    """
+    text: str
+    segments: list[TranscriptionSegment]
+    words: list[TranscriptionWord] | None = None
+    usage: TranscriptionUsage | None = None
+
+
+class Type1(StrEnum):
+    TRANSCRIPT_TEXT_DELTA = 'transcript.text.delta'
+    TRANSCRIPT_TEXT_DONE = 'transcript.text.done'
+    ERROR = 'error'
+
+
+class Error(BaseModel):
+    message: str
+    type: str
+
+
+class TranscriptionStreamEvent(BaseModel):
+    """
+    `transcript.text.delta` (with `delta`, one per segment), `transcript.text.done` (with the
+    whole `text`, last), or `error` (with `error`) when decoding fails after the stream began.
+
+    """
+
+    type: Type1
+    delta: str | None = None
+    segment_id: str | None = None
+    text: str | None = None
+    error: Error | None = None
+
+
+class Type2(StrEnum):
+    SPEECH_AUDIO_DELTA = 'speech.audio.delta'
+    SPEECH_AUDIO_DONE = 'speech.audio.done'
+    ERROR = 'error'
+
+
+class SpeechStreamEvent(BaseModel):
+    """
+    `speech.audio.delta` (base64 16-bit PCM in `audio`), then `speech.audio.done`; `error` if synthesis fails after the stream began.
+    """
+
+    type: Type2
+    audio: Base64Str | None = None
+    error: Error | None = None
+
+
+class Voice(BaseModel):
+    """
+    A voice id of `GET /v1/audio/voices`, an OpenAI voice name (the default voice), or `{id}`.
+    """
+
+    id: str
 
 
 class ResponseFormat2(StrEnum):
     WAV = 'wav'
-    AAC = 'aac'
+    PCM = 'pcm'
     MP3 = 'mp3'
+    OPUS = 'opus'
+    AAC = 'aac'
+    FLAC = 'flac'
+
+
+class StreamFormat(StrEnum):
+    """
+    `sse` needs response_format `pcm`.
+    """
+
+    AUDIO = 'audio'
+    SSE = 'sse'
 
 
 class SpeechRequest(BaseModel):
@@ -865,8 +988,19 @@ class SpeechRequest(BaseModel):
     """
     The text to speak; not blank.
     """
-    voice: str | None = None
+    voice: str | Voice | None = None
+    """
+    A voice id of `GET /v1/audio/voices`, an OpenAI voice name (the default voice), or `{id}`.
+    """
+    instructions: str | None = None
+    """
+    Accepted; Piper voices take no instructions.
+    """
     response_format: ResponseFormat2 | None = None
+    stream_format: StreamFormat | None = None
+    """
+    `sse` needs response_format `pcm`.
+    """
     speed: Annotated[float | None, Field(ge=0.25, le=4.0)] = None
 
 
@@ -874,6 +1008,7 @@ class Datum(BaseModel):
     id: str
     name: str
     language: str | None = None
+    sample_rate: int | None = None
 
 
 class VoiceList(BaseModel):
@@ -987,7 +1122,7 @@ class MessagesRedactedThinkingBlockParam(BaseModel):
     data: str | None = None
 
 
-class Type1(StrEnum):
+class Type3(StrEnum):
     IMAGE = 'image'
     DOCUMENT = 'document'
     SEARCH_RESULT = 'search_result'
@@ -1007,7 +1142,7 @@ class MessagesUnsupportedBlockParam(BaseModel):
 
     """
 
-    type: Type1
+    type: Type3
 
 
 class MessagesTool(BaseModel):
@@ -1073,7 +1208,7 @@ class MessagesToolChoiceNone(BaseModel):
     disable_parallel_tool_use: bool | None = None
 
 
-class Type2(StrEnum):
+class Type4(StrEnum):
     ENABLED = 'enabled'
     DISABLED = 'disabled'
     ADAPTIVE = 'adaptive'
@@ -1093,7 +1228,7 @@ class MessagesThinkingConfig(BaseModel):
 
     """
 
-    type: Type2
+    type: Type4
     budget_tokens: Annotated[int | None, Field(ge=1)] = None
     display: Display | None = None
 
@@ -1225,7 +1360,7 @@ class MessagesPingEvent(BaseModel):
     type: Literal['ping']
 
 
-class Error(BaseModel):
+class Error2(BaseModel):
     type: str
     """
     invalid_request_error, not_found_error, request_too_large, api_error, overloaded_error, ...
@@ -1239,7 +1374,7 @@ class MessagesErrorResponse(BaseModel):
     """
 
     type: Literal['error']
-    error: Error
+    error: Error2
     request_id: str | None = None
 
 
@@ -1326,7 +1461,7 @@ class ResponseNamedToolChoice(BaseModel):
     name: str | None = None
 
 
-class Type3(StrEnum):
+class Type5(StrEnum):
     TEXT = 'text'
     JSON_OBJECT = 'json_object'
     JSON_SCHEMA = 'json_schema'
@@ -1337,7 +1472,7 @@ class ResponseTextFormat(BaseModel):
     `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar engine is disabled.
     """
 
-    type: Type3
+    type: Type5
     name: Annotated[str | None, Field(max_length=64)] = None
     description: str | None = None
     schema_: Annotated[dict[str, Any] | None, Field(alias='schema')] = None
@@ -1468,7 +1603,7 @@ class DeletedResponse(BaseModel):
     deleted: bool
 
 
-class Type4(StrEnum):
+class Type6(StrEnum):
     MESSAGE = 'message'
     FUNCTION_CALL = 'function_call'
     FUNCTION_CALL_OUTPUT = 'function_call_output'
@@ -1481,7 +1616,7 @@ class ResponseStoredInputItem(BaseModel):
     """
 
     id: str
-    type: Type4
+    type: Type6
     status: str | None = None
     role: Role2 | None = None
     content: list[ResponseContentPart] | None = None
@@ -1492,7 +1627,7 @@ class ResponseStoredInputItem(BaseModel):
     summary: list[ResponseContentPart] | None = None
 
 
-class Type5(StrEnum):
+class Type7(StrEnum):
     RESPONSE_CREATED = 'response.created'
     RESPONSE_IN_PROGRESS = 'response.in_progress'
     RESPONSE_COMPLETED = 'response.completed'
@@ -1501,12 +1636,12 @@ class Type5(StrEnum):
     RESPONSE_QUEUED = 'response.queued'
 
 
-class Type6(StrEnum):
+class Type8(StrEnum):
     RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
     RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
 
 
-class Type7(StrEnum):
+class Type9(StrEnum):
     RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
     RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
     RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
@@ -1514,7 +1649,7 @@ class Type7(StrEnum):
 
 
 class ResponseContentPartEvent(BaseModel):
-    type: Type7
+    type: Type9
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1522,13 +1657,13 @@ class ResponseContentPartEvent(BaseModel):
     part: ResponseOutputText | ResponseReasoningText
 
 
-class Type8(StrEnum):
+class Type10(StrEnum):
     RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
     RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
 
 
 class ResponseTextDeltaEvent(BaseModel):
-    type: Type8
+    type: Type10
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1537,13 +1672,13 @@ class ResponseTextDeltaEvent(BaseModel):
     logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
 
 
-class Type9(StrEnum):
+class Type11(StrEnum):
     RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
     RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
 
 
 class ResponseTextDoneEvent(BaseModel):
-    type: Type9
+    type: Type11
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1640,6 +1775,10 @@ class ContentPart(RootModel[TextContentPart | ImageContentPart | AudioContentPar
     """
     A content part: `text` (with `text`), `image_url` (with `image_url.url`) or `input_audio`
     (with `input_audio.data`). Parts the loaded model cannot take get 400 naming the part.
+    On chat completions, an `input_audio` part (base64 audio in any format FFmpeg decodes)
+    is transcribed by the server's speech model and given to the chat model as text (its
+    transcript on a line of its own among the message's parts); audio that cannot be
+    decoded is a 400 naming the part. Without a speech model it is refused as above.
 
     """
 
@@ -2194,7 +2333,7 @@ class ResponseOutputItem(
 
 
 class ResponseOutputItemEvent(BaseModel):
-    type: Type6
+    type: Type8
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
@@ -2367,7 +2506,7 @@ class ResponseObject(BaseModel):
 
 
 class ResponseLifecycleEvent(BaseModel):
-    type: Type5
+    type: Type7
     sequence_number: Annotated[int, Field(ge=0)]
     response: ResponseObject
 

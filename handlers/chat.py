@@ -14,7 +14,7 @@ from afm.errors import NotFound
 from afm.state import get_state
 from generated.models import ChatCompletion, ChatCompletionCancellation, ChatCompletionRequest
 from handlers.replies import json_response, request_id, sse_response, until_disconnect
-from serving import chat
+from serving import audio, chat
 from serving.prepare import prepare
 from serving.sampling import check_streaming
 
@@ -22,6 +22,9 @@ from serving.sampling import check_streaming
 async def create_chat_completion(body: dict[str, Any]) -> Response:
     from connexion import request
 
+    if isinstance(body.get("messages"), list):  # input_audio parts -> their transcript
+        body = {**body, "messages": await audio.transcribe_input_audio(
+            get_state().speech, body["messages"])}
     req = ChatCompletionRequest.model_validate(body)
     check_streaming(get_state().settings, bool(req.stream))
     state = await get_state().for_model(req.model)

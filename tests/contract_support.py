@@ -132,8 +132,18 @@ def stream_errors(method: str, path: str, body: str) -> list[str]:
 # message the server answers, reason). Everything else a schema-valid request is refused for is
 # a rule the contract must state.
 MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
-    ("ST101", r"Apple (Speech|Vision) is not available on this host",
-     "host: audio and vision are Apple-only; elsewhere a valid request is answered 503"),
+    ("ST101", r"Apple Vision is not available on this host",
+     "host: vision is Apple-only; elsewhere a valid request is answered 503"),
+    ("ST101", r"No (transcription model|speech voice) is loaded on this server",
+     "server flag: --no-speech (or the speech models not fetched): a valid request is 503"),
+    ("ST202", r"cannot be decoded as audio|holds no audio samples",
+     "content: bytes that are not audio (a binary part's content has no schema)"),
+    ("ST202", r"Unknown voice ",
+     "server flags: the voices are --tts-voice's (GET /v1/audio/voices lists them)"),
+    ("ST202", r"stream=true sends text events|stream_format 'sse' carries raw|"
+     r"timestamp_granularities needs response_format",
+     "two fields: stating it would turn the request into a union of object types"),
+    ("ST202", r"is not a language Whisper knows", "model: Whisper's language codes"),
     ("ST202", r"(?i)token id -?\d+ is outside the vocabulary", "model: its vocabulary size"),
     ("ST202", r"dimensions may be at most \d+", "model: the embedding model's dimensions"),
     ("ST202", r"leaves no room in the model's \d+-token context", "model: its context window"),

@@ -1,7 +1,8 @@
 """`--backend foundation` on a host without Apple Foundation Models (this Linux host): the
 server still starts and says why it cannot generate; generation answers 503
 `backend_unavailable`, token endpoints 422 `tokenize_unsupported` (the documented envelope),
-embeddings keep working, and Apple-only routes validate before answering 503."""
+embeddings keep working, and Apple-only routes (and speech, with --no-speech) validate before
+answering 503."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ MESSAGES = [{"role": "user", "content": "Hello"}]
 
 @pytest.fixture(scope="module")
 def fm(live_server: Callable[..., LiveServer]) -> LiveServer:
-    return live_server("--backend", "foundation")
+    return live_server("--backend", "foundation", "--no-speech")  # speech is its own backend
 
 
 def post(server: LiveServer, path: str, body: dict[str, Any], **kw: Any) -> httpx.Response:
@@ -103,7 +104,7 @@ def test_embeddings_still_work(fm: LiveServer) -> None:
 
 def test_speech_validates_then_503(fm: LiveServer) -> None:
     for body in ({}, {"input": ""}, {"input": "   "}, {"input": "hi", "speed": 9},
-                 {"input": "hi", "response_format": "flac"}):
+                 {"input": "hi", "response_format": "ogg"}):
         assert_envelope(post(fm, "/v1/audio/speech", body), 400, "invalid_request_error")
     err = assert_envelope(post(fm, "/v1/audio/speech", {"input": "Hello there."}), 503,
                           "speech_unavailable")
@@ -118,7 +119,7 @@ def test_transcription_validates_then_503(fm: LiveServer) -> None:
     assert_envelope(httpx.post(url, files={"file": ("a.wav", b"")}), 400,
                     "invalid_request_error")
     assert_envelope(httpx.post(url, files={"file": ("a.wav", b"RIFF0000WAVE")},
-                               data={"response_format": "srt"}), 400, "invalid_request_error")
+                               data={"response_format": "docx"}), 400, "invalid_request_error")
     err = assert_envelope(httpx.post(url, files={"file": ("a.wav", b"RIFF0000WAVE")},
                                      data={"language": "en-US"}), 503, "speech_unavailable")
     assert err["code"] == "speech_unavailable"

@@ -23,6 +23,7 @@ OTHER_TOOLS = {
     "--list": "tools/mutate.py",
     "--help-json": "afm --help-json (checked below)",
     "--hostfile": "mlx.launch",
+    "--all": "python -m afm.speech_models",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 

@@ -58,7 +58,8 @@ def gate_server(live_server: Callable[..., LiveServer], tiny_model: Path,
                 tmp_path_factory: pytest.TempPathFactory) -> LiveServer:
     model = small_context_model(tiny_model, tmp_path_factory.mktemp("gate") / "afm-gate-256",
                                 CONTEXT_WINDOW)
-    return live_server("--max-tokens", "8", "--concurrent", "4", model=model)
+    # --no-speech: real synthesis of generated 4096-character inputs would take minutes
+    return live_server("--max-tokens", "8", "--concurrent", "4", "--no-speech", model=model)
 
 
 def test_schemathesis_gate(gate_server: LiveServer) -> None:

@@ -22,3 +22,10 @@ if [ "${1:-}" = "dev" ]; then
 else
   .venv/bin/python -m pip install -q -e .
 fi
+# the shipped speech models (Whisper tiny.en, the Piper voice joe), sha256-pinned, into the
+# cache; AFM_SPEECH_MODELS=all adds Whisper base, AFM_SPEECH_MODELS=none skips them
+case "${AFM_SPEECH_MODELS:-default}" in
+  none) ;;
+  all) .venv/bin/python -m afm.speech_models --all ;;
+  *) .venv/bin/python -m afm.speech_models ;;
+esac

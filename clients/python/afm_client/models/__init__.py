@@ -284,6 +284,11 @@ from .sharding_status import ShardingStatus
 from .sharding_type_0 import ShardingType0
 from .speech_request import SpeechRequest
 from .speech_request_response_format import SpeechRequestResponseFormat
+from .speech_request_stream_format import SpeechRequestStreamFormat
+from .speech_request_voice_type_1 import SpeechRequestVoiceType1
+from .speech_stream_event import SpeechStreamEvent
+from .speech_stream_event_error import SpeechStreamEventError
+from .speech_stream_event_type import SpeechStreamEventType
 from .sse_event import SSEEvent
 from .stream_options_type_0 import StreamOptionsType0
 from .system_message import SystemMessage
@@ -315,6 +320,16 @@ from .top_logprob import TopLogprob
 from .transcription import Transcription
 from .transcription_request import TranscriptionRequest
 from .transcription_request_response_format import TranscriptionRequestResponseFormat
+from .transcription_request_timestamp_granularities_item import TranscriptionRequestTimestampGranularitiesItem
+from .transcription_segment import TranscriptionSegment
+from .transcription_stream_event import TranscriptionStreamEvent
+from .transcription_stream_event_error import TranscriptionStreamEventError
+from .transcription_stream_event_type import TranscriptionStreamEventType
+from .transcription_usage import TranscriptionUsage
+from .transcription_usage_type import TranscriptionUsageType
+from .transcription_verbose import TranscriptionVerbose
+from .transcription_verbose_task import TranscriptionVerboseTask
+from .transcription_word import TranscriptionWord
 from .usage import Usage
 from .usage_prompt_tokens_details import UsagePromptTokensDetails
 from .user_message import UserMessage
@@ -608,6 +623,11 @@ __all__ = (
     "ShardRankStatus",
     "SpeechRequest",
     "SpeechRequestResponseFormat",
+    "SpeechRequestStreamFormat",
+    "SpeechRequestVoiceType1",
+    "SpeechStreamEvent",
+    "SpeechStreamEventError",
+    "SpeechStreamEventType",
     "SSEEvent",
     "StreamOptionsType0",
     "SystemMessage",
@@ -639,6 +659,16 @@ __all__ = (
     "Transcription",
     "TranscriptionRequest",
     "TranscriptionRequestResponseFormat",
+    "TranscriptionRequestTimestampGranularitiesItem",
+    "TranscriptionSegment",
+    "TranscriptionStreamEvent",
+    "TranscriptionStreamEventError",
+    "TranscriptionStreamEventType",
+    "TranscriptionUsage",
+    "TranscriptionUsageType",
+    "TranscriptionVerbose",
+    "TranscriptionVerboseTask",
+    "TranscriptionWord",
     "Usage",
     "UsagePromptTokensDetails",
     "UserMessage",

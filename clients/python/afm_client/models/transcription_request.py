@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 
 from .. import types
 from ..models.transcription_request_response_format import TranscriptionRequestResponseFormat
+from ..models.transcription_request_timestamp_granularities_item import TranscriptionRequestTimestampGranularitiesItem
 from ..types import UNSET, File, Unset
 
 T = TypeVar("T", bound="TranscriptionRequest")
@@ -24,6 +25,9 @@ class TranscriptionRequest:
         prompt (str | Unset):
         response_format (TranscriptionRequestResponseFormat | Unset):
         temperature (float | Unset):
+        stream (bool | Unset): Server-sent events (with json or text).
+        timestamp_granularities (list[TranscriptionRequestTimestampGranularitiesItem] | Unset): `segment` and/or `word`
+            (verbose_json only); sent as `timestamp_granularities[]`.
     """
 
     file: File
@@ -32,6 +36,8 @@ class TranscriptionRequest:
     prompt: str | Unset = UNSET
     response_format: TranscriptionRequestResponseFormat | Unset = UNSET
     temperature: float | Unset = UNSET
+    stream: bool | Unset = UNSET
+    timestamp_granularities: list[TranscriptionRequestTimestampGranularitiesItem] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,6 +54,15 @@ class TranscriptionRequest:
             response_format = self.response_format.value
 
         temperature = self.temperature
+
+        stream = self.stream
+
+        timestamp_granularities: list[str] | Unset = UNSET
+        if not isinstance(self.timestamp_granularities, Unset):
+            timestamp_granularities = []
+            for timestamp_granularities_item_data in self.timestamp_granularities:
+                timestamp_granularities_item = timestamp_granularities_item_data.value
+                timestamp_granularities.append(timestamp_granularities_item)
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -66,6 +81,10 @@ class TranscriptionRequest:
             field_dict["response_format"] = response_format
         if temperature is not UNSET:
             field_dict["temperature"] = temperature
+        if stream is not UNSET:
+            field_dict["stream"] = stream
+        if timestamp_granularities is not UNSET:
+            field_dict["timestamp_granularities"] = timestamp_granularities
 
         return field_dict
 
@@ -88,6 +107,18 @@ class TranscriptionRequest:
 
         if not isinstance(self.temperature, Unset):
             files.append(("temperature", (None, str(self.temperature).encode(), "text/plain")))
+
+        if not isinstance(self.stream, Unset):
+            files.append(("stream", (None, str(self.stream).encode(), "text/plain")))
+
+        if not isinstance(self.timestamp_granularities, Unset):
+            for timestamp_granularities_item_element in self.timestamp_granularities:
+                files.append(
+                    (
+                        "timestamp_granularities",
+                        (None, str(timestamp_granularities_item_element.value).encode(), "text/plain"),
+                    )
+                )
 
         for prop_name, prop in self.additional_properties.items():
             files.append((prop_name, (None, str(prop).encode(), "text/plain")))
@@ -114,6 +145,19 @@ class TranscriptionRequest:
 
         temperature = d.pop("temperature", UNSET)
 
+        stream = d.pop("stream", UNSET)
+
+        _timestamp_granularities = d.pop("timestamp_granularities", UNSET)
+        timestamp_granularities: list[TranscriptionRequestTimestampGranularitiesItem] | Unset = UNSET
+        if _timestamp_granularities is not UNSET:
+            timestamp_granularities = []
+            for timestamp_granularities_item_data in _timestamp_granularities:
+                timestamp_granularities_item = TranscriptionRequestTimestampGranularitiesItem(
+                    timestamp_granularities_item_data
+                )
+
+                timestamp_granularities.append(timestamp_granularities_item)
+
         transcription_request = cls(
             file=file,
             model=model,
@@ -121,6 +165,8 @@ class TranscriptionRequest:
             prompt=prompt,
             response_format=response_format,
             temperature=temperature,
+            stream=stream,
+            timestamp_granularities=timestamp_granularities,
         )
 
         transcription_request.additional_properties = d

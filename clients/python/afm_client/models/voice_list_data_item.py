@@ -18,11 +18,13 @@ class VoiceListDataItem:
         id (str):
         name (str):
         language (str | Unset):
+        sample_rate (int | Unset):
     """
 
     id: str
     name: str
     language: str | Unset = UNSET
+    sample_rate: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -31,6 +33,8 @@ class VoiceListDataItem:
         name = self.name
 
         language = self.language
+
+        sample_rate = self.sample_rate
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -42,6 +46,8 @@ class VoiceListDataItem:
         )
         if language is not UNSET:
             field_dict["language"] = language
+        if sample_rate is not UNSET:
+            field_dict["sample_rate"] = sample_rate
 
         return field_dict
 
@@ -54,10 +60,13 @@ class VoiceListDataItem:
 
         language = d.pop("language", UNSET)
 
+        sample_rate = d.pop("sample_rate", UNSET)
+
         voice_list_data_item = cls(
             id=id,
             name=name,
             language=language,
+            sample_rate=sample_rate,
         )
 
         voice_list_data_item.additional_properties = d

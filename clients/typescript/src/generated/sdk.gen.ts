@@ -474,8 +474,27 @@ export const createBatchCompletions = <ThrowOnError extends boolean = false>(opt
 /**
  * Transcribe audio
  *
- * Apple Speech. On a host without Apple's speech framework the request is validated, then
- * answered with 503 `speech_unavailable`.
+ * Transcribes the uploaded audio (any container and codec FFmpeg decodes: wav, mp3, ogg,
+ * flac, m4a, webm, ...) with the server's Whisper model (`--speech-model`; the shipped
+ * default is Whisper tiny.en). `model` may name anything: a server runs one transcription
+ * model. `language` is an ISO 639-1 code (a region suffix such as `en-US` is dropped);
+ * unknown codes, and a language other than English for an English-only model, get 400.
+ * `temperature` 0 (or absent) decodes greedily with Whisper's fallback to higher
+ * temperatures; above 0 it samples at that temperature. `prompt` conditions the first
+ * window.
+ *
+ * `response_format`: `json` (`Transcription`), `text`, `srt`, `vtt` (plain text bodies),
+ * `verbose_json` (`TranscriptionVerbose`, with segments, their timestamps in seconds, and
+ * with `timestamp_granularities[]=word` the words). `stream=true` (with `json` or `text`)
+ * answers `text/event-stream`: a `transcript.text.delta` event per segment as it is
+ * decoded, then `transcript.text.done` with the whole text; the stream then ends (no
+ * `[DONE]`); each event is named by its type (`event: transcript.text.delta`).
+ *
+ * Audio that cannot be decoded, holds no samples, or is not audio at all is a 400. Jobs run
+ * one at a time on the speech worker; past `--speech-queue` waiting jobs the answer is 503
+ * `server_busy` with `Retry-After`. A server without a transcription model (`--no-speech`,
+ * or the models never fetched) validates the request, then answers 503
+ * `speech_unavailable`.
  *
  */
 export const createTranscription = <ThrowOnError extends boolean = false>(options: Options<CreateTranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateTranscriptionResponses, CreateTranscriptionErrors, ThrowOnError>({
@@ -492,7 +511,23 @@ export const createTranscription = <ThrowOnError extends boolean = false>(option
 /**
  * Synthesize speech
  *
- * Apple speech synthesis. On a host without it the request is validated, then answered with
+ * Speaks `input` with a Piper voice (`--tts-voice`; the shipped default is
+ * `en_US-joe-medium`, 22,050 Hz mono). `voice` names a voice of `GET /v1/audio/voices`;
+ * OpenAI's built-in names (`alloy`, `nova`, ...) and `default` take the server's default
+ * voice; another name is a 400. `speed` scales the speaking rate. `model` and
+ * `instructions` are accepted and not used.
+ *
+ * `response_format`: `wav` (16-bit PCM, the default), `pcm` (raw 16-bit little-endian mono
+ * at the voice's rate, named in `X-Sample-Rate`), and `mp3`, `opus` (Ogg), `aac` (ADTS),
+ * `flac` through FFmpeg's encoders (PyAV); a server whose PyAV lacks an encoder answers
+ * 400 for that format. `pcm`, `mp3`, `opus` and `aac` stream: each sentence is sent as soon as
+ * it is synthesized and encoded (chunked transfer); `wav` and `flac`, whose headers carry
+ * the length, are sent whole.
+ * `stream_format: sse` (with `pcm`) sends `speech.audio.delta` events (base64 samples),
+ * then `speech.audio.done`, each named by its type; the stream then ends.
+ *
+ * Jobs share the speech worker with transcription (503 `server_busy` with `Retry-After`
+ * when its queue is full). A server without a voice validates the request, then answers
  * 503 `speech_unavailable`.
  *
  */
@@ -509,7 +544,7 @@ export const createSpeech = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * List speech voices
  *
- * Voices of the host's speech synthesizer; 503 `speech_unavailable` without one.
+ * The server's Piper voices, the default first; 503 `speech_unavailable` without one.
  */
 export const listVoices = <ThrowOnError extends boolean = false>(options?: Options<ListVoicesData, ThrowOnError>) => (options?.client ?? client).get<ListVoicesResponses, ListVoicesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, { name: 'x-api-key', type: 'apiKey' }],

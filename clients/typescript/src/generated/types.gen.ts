@@ -427,6 +427,10 @@ export type ToolMessage = {
 /**
  * A content part: `text` (with `text`), `image_url` (with `image_url.url`) or `input_audio`
  * (with `input_audio.data`). Parts the loaded model cannot take get 400 naming the part.
+ * On chat completions, an `input_audio` part (base64 audio in any format FFmpeg decodes)
+ * is transcribed by the server's speech model and given to the chat model as text (its
+ * transcript on a line of its own among the message's parts); audio that cannot be
+ * decoded is a 400 naming the part. Without a speech model it is refused as above.
  *
  */
 export type ContentPart = ({
@@ -1134,13 +1138,96 @@ export type TranscriptionRequest = {
     model?: string;
     language?: string;
     prompt?: string;
-    response_format?: 'json' | 'text' | 'verbose_json';
+    response_format?: 'json' | 'text' | 'srt' | 'vtt' | 'verbose_json';
     temperature?: number;
+    /**
+     * Server-sent events (with json or text).
+     */
+    stream?: boolean;
+    /**
+     * `segment` and/or `word` (verbose_json only); sent as `timestamp_granularities[]`.
+     */
+    timestamp_granularities?: Array<'segment' | 'word'>;
+};
+
+export type TranscriptionUsage = {
+    type: 'duration';
+    /**
+     * Seconds of input audio.
+     */
+    seconds: number;
 };
 
 export type Transcription = {
     text: string;
+    /**
+     * The ISO 639-1 code spoken (given or detected).
+     */
     language?: string;
+    usage?: TranscriptionUsage;
+};
+
+export type TranscriptionSegment = {
+    id: number;
+    seek: number;
+    /**
+     * Seconds from the start of the audio.
+     */
+    start: number;
+    end: number;
+    text: string;
+    tokens: Array<number>;
+    temperature: number;
+    avg_logprob: number;
+    compression_ratio: number;
+    no_speech_prob: number;
+};
+
+export type TranscriptionWord = {
+    word: string;
+    start: number;
+    end: number;
+};
+
+export type TranscriptionVerbose = {
+    task: 'transcribe';
+    language: string;
+    /**
+     * Seconds of input audio.
+     */
+    duration: number;
+    text: string;
+    segments: Array<TranscriptionSegment>;
+    words?: Array<TranscriptionWord>;
+    usage?: TranscriptionUsage;
+};
+
+/**
+ * `transcript.text.delta` (with `delta`, one per segment), `transcript.text.done` (with the
+ * whole `text`, last), or `error` (with `error`) when decoding fails after the stream began.
+ *
+ */
+export type TranscriptionStreamEvent = {
+    type: 'transcript.text.delta' | 'transcript.text.done' | 'error';
+    delta?: string;
+    segment_id?: string;
+    text?: string;
+    error?: {
+        message: string;
+        type: string;
+    };
+};
+
+/**
+ * `speech.audio.delta` (base64 16-bit PCM in `audio`), then `speech.audio.done`; `error` if synthesis fails after the stream began.
+ */
+export type SpeechStreamEvent = {
+    type: 'speech.audio.delta' | 'speech.audio.done' | 'error';
+    audio?: string;
+    error?: {
+        message: string;
+        type: string;
+    };
 };
 
 export type SpeechRequest = {
@@ -1149,8 +1236,21 @@ export type SpeechRequest = {
      * The text to speak; not blank.
      */
     input: string;
-    voice?: string;
-    response_format?: 'wav' | 'aac' | 'mp3';
+    /**
+     * A voice id of `GET /v1/audio/voices`, an OpenAI voice name (the default voice), or `{id}`.
+     */
+    voice?: string | {
+        id: string;
+    };
+    /**
+     * Accepted; Piper voices take no instructions.
+     */
+    instructions?: string;
+    response_format?: 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac';
+    /**
+     * `sse` needs response_format `pcm`.
+     */
+    stream_format?: 'audio' | 'sse';
     speed?: number;
 };
 
@@ -1160,6 +1260,7 @@ export type VoiceList = {
         id: string;
         name: string;
         language?: string;
+        sample_rate?: number;
     }>;
 };
 
@@ -2168,7 +2269,8 @@ export type CreateChatCompletionErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -2260,7 +2362,8 @@ export type CreateCompletionErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -2314,7 +2417,8 @@ export type CreateResponseErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -2553,7 +2657,8 @@ export type CreateEmbeddingErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -3262,7 +3367,8 @@ export type CreateBatchCompletionsErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -3312,7 +3418,8 @@ export type CreateTranscriptionErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -3322,9 +3429,9 @@ export type CreateTranscriptionError = CreateTranscriptionErrors[keyof CreateTra
 
 export type CreateTranscriptionResponses = {
     /**
-     * The transcript.
+     * `Transcription`, or with `response_format: verbose_json` `TranscriptionVerbose`.
      */
-    200: Transcription;
+    200: Transcription | TranscriptionVerbose;
 };
 
 export type CreateTranscriptionResponse = CreateTranscriptionResponses[keyof CreateTranscriptionResponses];
@@ -3362,7 +3469,8 @@ export type CreateSpeechErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -3372,7 +3480,7 @@ export type CreateSpeechError = CreateSpeechErrors[keyof CreateSpeechErrors];
 
 export type CreateSpeechResponses = {
     /**
-     * Audio bytes.
+     * Audio bytes in the requested `response_format`, or SSE events.
      */
     200: Blob | File;
 };
@@ -3398,7 +3506,8 @@ export type ListVoicesErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;
@@ -3452,7 +3561,8 @@ export type CreateOcrErrors = {
     /**
      * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
-     * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
+     * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
+     * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
      *
      */
     503: ErrorResponse;

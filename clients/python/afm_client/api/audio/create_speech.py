@@ -89,7 +89,23 @@ def sync_detailed(
 ) -> Response[ErrorResponse | File]:
     """Synthesize speech
 
-     Apple speech synthesis. On a host without it the request is validated, then answered with
+     Speaks `input` with a Piper voice (`--tts-voice`; the shipped default is
+    `en_US-joe-medium`, 22,050 Hz mono). `voice` names a voice of `GET /v1/audio/voices`;
+    OpenAI's built-in names (`alloy`, `nova`, ...) and `default` take the server's default
+    voice; another name is a 400. `speed` scales the speaking rate. `model` and
+    `instructions` are accepted and not used.
+
+    `response_format`: `wav` (16-bit PCM, the default), `pcm` (raw 16-bit little-endian mono
+    at the voice's rate, named in `X-Sample-Rate`), and `mp3`, `opus` (Ogg), `aac` (ADTS),
+    `flac` through FFmpeg's encoders (PyAV); a server whose PyAV lacks an encoder answers
+    400 for that format. `pcm`, `mp3`, `opus` and `aac` stream: each sentence is sent as soon as
+    it is synthesized and encoded (chunked transfer); `wav` and `flac`, whose headers carry
+    the length, are sent whole.
+    `stream_format: sse` (with `pcm`) sends `speech.audio.delta` events (base64 samples),
+    then `speech.audio.done`, each named by its type; the stream then ends.
+
+    Jobs share the speech worker with transcription (503 `server_busy` with `Retry-After`
+    when its queue is full). A server without a voice validates the request, then answers
     503 `speech_unavailable`.
 
     Args:
@@ -124,7 +140,23 @@ def sync(
 ) -> ErrorResponse | File | None:
     """Synthesize speech
 
-     Apple speech synthesis. On a host without it the request is validated, then answered with
+     Speaks `input` with a Piper voice (`--tts-voice`; the shipped default is
+    `en_US-joe-medium`, 22,050 Hz mono). `voice` names a voice of `GET /v1/audio/voices`;
+    OpenAI's built-in names (`alloy`, `nova`, ...) and `default` take the server's default
+    voice; another name is a 400. `speed` scales the speaking rate. `model` and
+    `instructions` are accepted and not used.
+
+    `response_format`: `wav` (16-bit PCM, the default), `pcm` (raw 16-bit little-endian mono
+    at the voice's rate, named in `X-Sample-Rate`), and `mp3`, `opus` (Ogg), `aac` (ADTS),
+    `flac` through FFmpeg's encoders (PyAV); a server whose PyAV lacks an encoder answers
+    400 for that format. `pcm`, `mp3`, `opus` and `aac` stream: each sentence is sent as soon as
+    it is synthesized and encoded (chunked transfer); `wav` and `flac`, whose headers carry
+    the length, are sent whole.
+    `stream_format: sse` (with `pcm`) sends `speech.audio.delta` events (base64 samples),
+    then `speech.audio.done`, each named by its type; the stream then ends.
+
+    Jobs share the speech worker with transcription (503 `server_busy` with `Retry-After`
+    when its queue is full). A server without a voice validates the request, then answers
     503 `speech_unavailable`.
 
     Args:
@@ -154,7 +186,23 @@ async def asyncio_detailed(
 ) -> Response[ErrorResponse | File]:
     """Synthesize speech
 
-     Apple speech synthesis. On a host without it the request is validated, then answered with
+     Speaks `input` with a Piper voice (`--tts-voice`; the shipped default is
+    `en_US-joe-medium`, 22,050 Hz mono). `voice` names a voice of `GET /v1/audio/voices`;
+    OpenAI's built-in names (`alloy`, `nova`, ...) and `default` take the server's default
+    voice; another name is a 400. `speed` scales the speaking rate. `model` and
+    `instructions` are accepted and not used.
+
+    `response_format`: `wav` (16-bit PCM, the default), `pcm` (raw 16-bit little-endian mono
+    at the voice's rate, named in `X-Sample-Rate`), and `mp3`, `opus` (Ogg), `aac` (ADTS),
+    `flac` through FFmpeg's encoders (PyAV); a server whose PyAV lacks an encoder answers
+    400 for that format. `pcm`, `mp3`, `opus` and `aac` stream: each sentence is sent as soon as
+    it is synthesized and encoded (chunked transfer); `wav` and `flac`, whose headers carry
+    the length, are sent whole.
+    `stream_format: sse` (with `pcm`) sends `speech.audio.delta` events (base64 samples),
+    then `speech.audio.done`, each named by its type; the stream then ends.
+
+    Jobs share the speech worker with transcription (503 `server_busy` with `Retry-After`
+    when its queue is full). A server without a voice validates the request, then answers
     503 `speech_unavailable`.
 
     Args:
@@ -187,7 +235,23 @@ async def asyncio(
 ) -> ErrorResponse | File | None:
     """Synthesize speech
 
-     Apple speech synthesis. On a host without it the request is validated, then answered with
+     Speaks `input` with a Piper voice (`--tts-voice`; the shipped default is
+    `en_US-joe-medium`, 22,050 Hz mono). `voice` names a voice of `GET /v1/audio/voices`;
+    OpenAI's built-in names (`alloy`, `nova`, ...) and `default` take the server's default
+    voice; another name is a 400. `speed` scales the speaking rate. `model` and
+    `instructions` are accepted and not used.
+
+    `response_format`: `wav` (16-bit PCM, the default), `pcm` (raw 16-bit little-endian mono
+    at the voice's rate, named in `X-Sample-Rate`), and `mp3`, `opus` (Ogg), `aac` (ADTS),
+    `flac` through FFmpeg's encoders (PyAV); a server whose PyAV lacks an encoder answers
+    400 for that format. `pcm`, `mp3`, `opus` and `aac` stream: each sentence is sent as soon as
+    it is synthesized and encoded (chunked transfer); `wav` and `flac`, whose headers carry
+    the length, are sent whole.
+    `stream_format: sse` (with `pcm`) sends `speech.audio.delta` events (base64 samples),
+    then `speech.audio.done`, each named by its type; the stream then ends.
+
+    Jobs share the speech worker with transcription (503 `server_busy` with `Retry-After`
+    when its queue is full). A server without a voice validates the request, then answers
     503 `speech_unavailable`.
 
     Args:

@@ -8,6 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_response import ErrorResponse
 from ...models.transcription import Transcription
 from ...models.transcription_request import TranscriptionRequest
+from ...models.transcription_verbose import TranscriptionVerbose
 from ...types import UNSET, Response, Unset
 
 
@@ -35,9 +36,25 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> ErrorResponse | Transcription | None:
+) -> ErrorResponse | Transcription | TranscriptionVerbose | None:
     if response.status_code == 200:
-        response_200 = Transcription.from_dict(response.json())
+
+        def _parse_response_200(data: object) -> Transcription | TranscriptionVerbose:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_200_type_0 = Transcription.from_dict(data)
+
+                return response_200_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            response_200_type_1 = TranscriptionVerbose.from_dict(data)
+
+            return response_200_type_1
+
+        response_200 = _parse_response_200(response.json())
 
         return response_200
 
@@ -74,7 +91,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[ErrorResponse | Transcription]:
+) -> Response[ErrorResponse | Transcription | TranscriptionVerbose]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -88,11 +105,30 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: TranscriptionRequest,
     x_request_id: str | Unset = UNSET,
-) -> Response[ErrorResponse | Transcription]:
+) -> Response[ErrorResponse | Transcription | TranscriptionVerbose]:
     """Transcribe audio
 
-     Apple Speech. On a host without Apple's speech framework the request is validated, then
-    answered with 503 `speech_unavailable`.
+     Transcribes the uploaded audio (any container and codec FFmpeg decodes: wav, mp3, ogg,
+    flac, m4a, webm, ...) with the server's Whisper model (`--speech-model`; the shipped
+    default is Whisper tiny.en). `model` may name anything: a server runs one transcription
+    model. `language` is an ISO 639-1 code (a region suffix such as `en-US` is dropped);
+    unknown codes, and a language other than English for an English-only model, get 400.
+    `temperature` 0 (or absent) decodes greedily with Whisper's fallback to higher
+    temperatures; above 0 it samples at that temperature. `prompt` conditions the first
+    window.
+
+    `response_format`: `json` (`Transcription`), `text`, `srt`, `vtt` (plain text bodies),
+    `verbose_json` (`TranscriptionVerbose`, with segments, their timestamps in seconds, and
+    with `timestamp_granularities[]=word` the words). `stream=true` (with `json` or `text`)
+    answers `text/event-stream`: a `transcript.text.delta` event per segment as it is
+    decoded, then `transcript.text.done` with the whole text; the stream then ends (no
+    `[DONE]`); each event is named by its type (`event: transcript.text.delta`).
+
+    Audio that cannot be decoded, holds no samples, or is not audio at all is a 400. Jobs run
+    one at a time on the speech worker; past `--speech-queue` waiting jobs the answer is 503
+    `server_busy` with `Retry-After`. A server without a transcription model (`--no-speech`,
+    or the models never fetched) validates the request, then answers 503
+    `speech_unavailable`.
 
     Args:
         x_request_id (str | Unset):
@@ -103,7 +139,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorResponse | Transcription]
+        Response[ErrorResponse | Transcription | TranscriptionVerbose]
     """
 
     kwargs = _get_kwargs(
@@ -123,11 +159,30 @@ def sync(
     client: AuthenticatedClient | Client,
     body: TranscriptionRequest,
     x_request_id: str | Unset = UNSET,
-) -> ErrorResponse | Transcription | None:
+) -> ErrorResponse | Transcription | TranscriptionVerbose | None:
     """Transcribe audio
 
-     Apple Speech. On a host without Apple's speech framework the request is validated, then
-    answered with 503 `speech_unavailable`.
+     Transcribes the uploaded audio (any container and codec FFmpeg decodes: wav, mp3, ogg,
+    flac, m4a, webm, ...) with the server's Whisper model (`--speech-model`; the shipped
+    default is Whisper tiny.en). `model` may name anything: a server runs one transcription
+    model. `language` is an ISO 639-1 code (a region suffix such as `en-US` is dropped);
+    unknown codes, and a language other than English for an English-only model, get 400.
+    `temperature` 0 (or absent) decodes greedily with Whisper's fallback to higher
+    temperatures; above 0 it samples at that temperature. `prompt` conditions the first
+    window.
+
+    `response_format`: `json` (`Transcription`), `text`, `srt`, `vtt` (plain text bodies),
+    `verbose_json` (`TranscriptionVerbose`, with segments, their timestamps in seconds, and
+    with `timestamp_granularities[]=word` the words). `stream=true` (with `json` or `text`)
+    answers `text/event-stream`: a `transcript.text.delta` event per segment as it is
+    decoded, then `transcript.text.done` with the whole text; the stream then ends (no
+    `[DONE]`); each event is named by its type (`event: transcript.text.delta`).
+
+    Audio that cannot be decoded, holds no samples, or is not audio at all is a 400. Jobs run
+    one at a time on the speech worker; past `--speech-queue` waiting jobs the answer is 503
+    `server_busy` with `Retry-After`. A server without a transcription model (`--no-speech`,
+    or the models never fetched) validates the request, then answers 503
+    `speech_unavailable`.
 
     Args:
         x_request_id (str | Unset):
@@ -138,7 +193,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorResponse | Transcription
+        ErrorResponse | Transcription | TranscriptionVerbose
     """
 
     return sync_detailed(
@@ -153,11 +208,30 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: TranscriptionRequest,
     x_request_id: str | Unset = UNSET,
-) -> Response[ErrorResponse | Transcription]:
+) -> Response[ErrorResponse | Transcription | TranscriptionVerbose]:
     """Transcribe audio
 
-     Apple Speech. On a host without Apple's speech framework the request is validated, then
-    answered with 503 `speech_unavailable`.
+     Transcribes the uploaded audio (any container and codec FFmpeg decodes: wav, mp3, ogg,
+    flac, m4a, webm, ...) with the server's Whisper model (`--speech-model`; the shipped
+    default is Whisper tiny.en). `model` may name anything: a server runs one transcription
+    model. `language` is an ISO 639-1 code (a region suffix such as `en-US` is dropped);
+    unknown codes, and a language other than English for an English-only model, get 400.
+    `temperature` 0 (or absent) decodes greedily with Whisper's fallback to higher
+    temperatures; above 0 it samples at that temperature. `prompt` conditions the first
+    window.
+
+    `response_format`: `json` (`Transcription`), `text`, `srt`, `vtt` (plain text bodies),
+    `verbose_json` (`TranscriptionVerbose`, with segments, their timestamps in seconds, and
+    with `timestamp_granularities[]=word` the words). `stream=true` (with `json` or `text`)
+    answers `text/event-stream`: a `transcript.text.delta` event per segment as it is
+    decoded, then `transcript.text.done` with the whole text; the stream then ends (no
+    `[DONE]`); each event is named by its type (`event: transcript.text.delta`).
+
+    Audio that cannot be decoded, holds no samples, or is not audio at all is a 400. Jobs run
+    one at a time on the speech worker; past `--speech-queue` waiting jobs the answer is 503
+    `server_busy` with `Retry-After`. A server without a transcription model (`--no-speech`,
+    or the models never fetched) validates the request, then answers 503
+    `speech_unavailable`.
 
     Args:
         x_request_id (str | Unset):
@@ -168,7 +242,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorResponse | Transcription]
+        Response[ErrorResponse | Transcription | TranscriptionVerbose]
     """
 
     kwargs = _get_kwargs(
@@ -186,11 +260,30 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: TranscriptionRequest,
     x_request_id: str | Unset = UNSET,
-) -> ErrorResponse | Transcription | None:
+) -> ErrorResponse | Transcription | TranscriptionVerbose | None:
     """Transcribe audio
 
-     Apple Speech. On a host without Apple's speech framework the request is validated, then
-    answered with 503 `speech_unavailable`.
+     Transcribes the uploaded audio (any container and codec FFmpeg decodes: wav, mp3, ogg,
+    flac, m4a, webm, ...) with the server's Whisper model (`--speech-model`; the shipped
+    default is Whisper tiny.en). `model` may name anything: a server runs one transcription
+    model. `language` is an ISO 639-1 code (a region suffix such as `en-US` is dropped);
+    unknown codes, and a language other than English for an English-only model, get 400.
+    `temperature` 0 (or absent) decodes greedily with Whisper's fallback to higher
+    temperatures; above 0 it samples at that temperature. `prompt` conditions the first
+    window.
+
+    `response_format`: `json` (`Transcription`), `text`, `srt`, `vtt` (plain text bodies),
+    `verbose_json` (`TranscriptionVerbose`, with segments, their timestamps in seconds, and
+    with `timestamp_granularities[]=word` the words). `stream=true` (with `json` or `text`)
+    answers `text/event-stream`: a `transcript.text.delta` event per segment as it is
+    decoded, then `transcript.text.done` with the whole text; the stream then ends (no
+    `[DONE]`); each event is named by its type (`event: transcript.text.delta`).
+
+    Audio that cannot be decoded, holds no samples, or is not audio at all is a 400. Jobs run
+    one at a time on the speech worker; past `--speech-queue` waiting jobs the answer is 503
+    `server_busy` with `Retry-After`. A server without a transcription model (`--no-speech`,
+    or the models never fetched) validates the request, then answers 503
+    `speech_unavailable`.
 
     Args:
         x_request_id (str | Unset):
@@ -201,7 +294,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorResponse | Transcription
+        ErrorResponse | Transcription | TranscriptionVerbose
     """
 
     return (

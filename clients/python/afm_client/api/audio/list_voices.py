@@ -66,7 +66,7 @@ def sync_detailed(
 ) -> Response[ErrorResponse | VoiceList]:
     """List speech voices
 
-     Voices of the host's speech synthesizer; 503 `speech_unavailable` without one.
+     The server's Piper voices, the default first; 503 `speech_unavailable` without one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -91,7 +91,7 @@ def sync(
 ) -> ErrorResponse | VoiceList | None:
     """List speech voices
 
-     Voices of the host's speech synthesizer; 503 `speech_unavailable` without one.
+     The server's Piper voices, the default first; 503 `speech_unavailable` without one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,7 +112,7 @@ async def asyncio_detailed(
 ) -> Response[ErrorResponse | VoiceList]:
     """List speech voices
 
-     Voices of the host's speech synthesizer; 503 `speech_unavailable` without one.
+     The server's Piper voices, the default first; 503 `speech_unavailable` without one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,7 +135,7 @@ async def asyncio(
 ) -> ErrorResponse | VoiceList | None:
     """List speech voices
 
-     Voices of the host's speech synthesizer; 503 `speech_unavailable` without one.
+     The server's Piper voices, the default first; 503 `speech_unavailable` without one.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
