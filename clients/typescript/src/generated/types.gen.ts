@@ -75,9 +75,9 @@ export type Health = {
 };
 
 /**
- * `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded server whose group failed.
+ * `healthy` while the server can serve; `draining` (with HTTP 503) while it finishes running requests before it stops (SIGTERM / Ctrl-C); `unavailable` (with HTTP 503) only on a sharded server whose group failed.
  */
-export type HealthStatus = 'healthy' | 'unavailable';
+export type HealthStatus = 'healthy' | 'draining' | 'unavailable';
 
 /**
  * The group of a sharded server (`afm serve` started by `mlx.launch`: one model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server (world size 1).
@@ -1976,7 +1976,7 @@ export type GetHealthErrors = {
      */
     500: ErrorResponse;
     /**
-     * A sharded server whose group failed; it is about to exit.
+     * The server is draining to stop (`status: draining`), or a sharded server whose group failed (`status: unavailable`); either is about to exit.
      */
     503: Health;
 };
@@ -2127,7 +2127,8 @@ export type CreateChatCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -2219,7 +2220,8 @@ export type CreateCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -2273,7 +2275,8 @@ export type CreateResponseErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -2512,7 +2515,8 @@ export type CreateEmbeddingErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -2731,7 +2735,7 @@ export type CreateMessageErrors = {
      */
     500: MessagesErrorResponse;
     /**
-     * `backend_unavailable`: the generation backend cannot serve on this host.
+     * `backend_unavailable`: the generation backend cannot serve on this host; or `overloaded_error` while the server drains to stop (SIGTERM / Ctrl-C), with `Retry-After`.
      */
     503: MessagesErrorResponse;
     /**
@@ -3221,7 +3225,8 @@ export type CreateBatchCompletionsErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -3271,7 +3276,8 @@ export type CreateTranscriptionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -3321,7 +3327,8 @@ export type CreateSpeechErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -3357,7 +3364,8 @@ export type ListVoicesErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
@@ -3411,7 +3419,8 @@ export type CreateOcrErrors = {
      */
     501: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable`, `vision_unavailable` or `embedding_error`. Classify by type.
      *
