@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 T = TypeVar("T")
 MSG = [{"role": "user", "content": "tell me a long story"}]
-LONG = 4000  # tokens: far more than any generation here makes before the drain ends
+LONG = 4000  # tokens: seconds of generation on the tiny model, more than a 3 s drain allows
 
 
 def eventually(condition: Callable[[], T], within: float, what: str,
@@ -120,27 +120,28 @@ def test_running_stream_finishes_while_health_says_draining(tmp_path: Path,
                                                             tiny_model: Path) -> None:
     server = _start(tmp_path, tiny_model, "--concurrent", "1", "--shutdown-timeout", "120")
     try:
-        cm, data = _open_stream(server, 1500)
+        schema = component("Health")  # loaded before the signal: the checks below are quick
+        cm, data = _open_stream(server, LONG)
         assert server.proc is not None
         server.proc.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
-        # the stream is not read meanwhile: the drain waits for it
+        # the stream (seconds of generation) is not read meanwhile: the drain waits for it
         r = eventually(lambda: draining(server), 30, "/health answers 503")
         body = r.json()
         assert body["status"] == "draining" and r.headers["retry-after"] == "5", body
-        assert not schema_errors(component("Health"), body)
         assert_shutdown_503(httpx.post(server.url + "/v1/chat/completions", timeout=10,
                                        json={"messages": MSG, "max_tokens": 2}))
         assert_shutdown_503(httpx.post(server.url + "/v1/messages", timeout=10, json={
             "model": "m", "max_tokens": 2, "messages": MSG}), anthropic_route=True)
         assert httpx.get(server.url + "/v1/models", timeout=10).status_code == 200  # reads
+        assert not schema_errors(schema, body)
         rest = list(data)
         cm.__exit__(None, None, None)
         assert rest[-1] == "[DONE]"
         chunks = [json.loads(d) for d in rest[:-1]]
         finishes = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]]
         assert finishes[-1] == "length"  # it ran to its end: the drain let it finish
-        assert chunks[-1]["usage"]["completion_tokens"] == 1500
+        assert chunks[-1]["usage"]["completion_tokens"] == LONG
         assert_clean_exit(server, signalled, 60)
     finally:
         server.kill()
