@@ -32,6 +32,7 @@ from afm.middleware import (
     CorrelationMiddleware,
     CorsMiddleware,
     DocsIndexMiddleware,
+    DrainMiddleware,
 )
 from afm.settings import Settings
 from afm.validation import VALIDATORS
@@ -215,7 +216,7 @@ def create_app(settings: Settings, *, load_backends: bool = True,
     for status in (404, 405, 415):
         app.add_error_handler(status, http_error_handler)
     app.add_error_handler(Exception, unexpected_error_handler)
-    inner: Any = DocsIndexMiddleware(BodyLimitMiddleware(app, settings))
+    inner: Any = DrainMiddleware(DocsIndexMiddleware(BodyLimitMiddleware(app, settings)))
     if settings.webui:
         # the chat page at `/` is HTML, not API: it stays out of the contract and is served
         # in front of Connexion, inside the correlation and CORS layers (see afm.webui)

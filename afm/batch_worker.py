@@ -7,8 +7,11 @@ and runs only the lines that have no result yet; every custom_id ends in exactly
 or error files.
 
 A request interrupted by cancel, expiry or ``stop()`` is not recorded (its ``execute`` call
-receives ``asyncio.CancelledError``). ``validate_body`` runs in a worker thread; the store's
-finalization (which writes whole files) too.
+receives ``asyncio.CancelledError``), nor is one the server refused because it is stopping
+(``execute`` raises :class:`afm.errors.ShuttingDown`): it reruns on the next start.
+``drain()`` (the server's graceful stop) starts no more lines and lets running ones finish.
+``validate_body`` runs in a worker thread; the store's finalization (which writes whole files)
+too.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from afm.batch_validation import ValidateBody, validate_batch_file
 from afm.context import new_request_id
-from afm.errors import NotFound
+from afm.errors import NotFound, ShuttingDown
 from afm.storage import TERMINAL, Store, error_record, output_record
 
 log = logging.getLogger(__name__)
@@ -55,6 +58,7 @@ class BatchWorker:
         self._wake: asyncio.Event | None = None
         self._sem: asyncio.Semaphore | None = None
         self._task: asyncio.Task[None] | None = None
+        self._draining = False
 
     async def start(self) -> None:
         """Start on the running loop and resume every unfinished batch."""
@@ -73,6 +77,16 @@ class BatchWorker:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._task = None
         self._runs.clear()
+
+    def drain(self) -> None:
+        """Start no more lines (or batches); lines already running finish and are recorded.
+        Unfinished batches stay as they are and resume on the next start."""
+        self._draining = True
+        self.wake()
+
+    def busy(self) -> bool:
+        """Whether a batch is being driven now (a line may be running)."""
+        return any(r.task is not None and not r.task.done() for r in self._runs.values())
 
     def wake(self) -> None:
         """Tell the worker a batch was created or cancelled (safe from any thread)."""
@@ -100,6 +114,8 @@ class BatchWorker:
                 await asyncio.wait_for(self._wake.wait(), self._poll)
 
     def _scan(self) -> None:
+        if self._draining:
+            return
         now = self.store.now()
         for batch in self.store.batches.unfinished():
             run = self._runs.get(batch["id"])
@@ -122,7 +138,7 @@ class BatchWorker:
     async def _drive(self, batch_id: str, run: _Run) -> None:
         """Step the batch through its states until it is terminal."""
         batches = self.store.batches
-        while True:
+        while not self._draining:
             batch = batches.get(batch_id)
             status = batch["status"]
             if status in TERMINAL:
@@ -168,7 +184,7 @@ class BatchWorker:
         async def lane() -> None:
             for custom_id, body in queue:
                 async with self._sem:
-                    if run.interrupt.is_set():
+                    if run.interrupt.is_set() or self._draining:
                         return
                     await self._run_one(batch, custom_id, body)
 
@@ -199,6 +215,8 @@ class BatchWorker:
         try:
             status, response = await self._execute(batch["endpoint"], body, request_id)
             status = int(status)
+        except ShuttingDown:
+            return  # refused as the server stops: unrecorded, it reruns on the next start
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

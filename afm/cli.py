@@ -79,6 +79,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--allow-unauthenticated",), "allow_unauthenticated",
          "Allow a non-loopback --host without an API key (anyone on the network can use it).",
          "server", action="store_true", default=False),
+    Flag(("--shutdown-timeout",), "shutdown_timeout",
+         "On SIGTERM or Ctrl-C, seconds running generations may finish (new and queued "
+         "requests get 503 shutting_down, /health 503 draining) before the rest end as "
+         "cancelled and the server exits 0; a second signal exits at once.", "server", float,
+         S.shutdown_timeout, metavar="SECONDS"),
     Flag(("--no-streaming",), "no_streaming", "Refuse stream=true with 400.", "server",
          action="store_true", default=False),
     Flag(("-i", "--instructions"), "instructions",
@@ -319,6 +324,8 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         raise ValueError("--speech-queue must be 0 or more")
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
+    if ns.shutdown_timeout < 0:
+        raise ValueError("--shutdown-timeout must be 0 (cancel at once) or more")
     return Settings(
         host=ns.host,
         port=ns.port,
@@ -352,6 +359,7 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         raw=ns.raw,
         concurrent=ns.concurrent,
         queue_timeout=ns.queue_timeout,
+        shutdown_timeout=ns.shutdown_timeout,
         prefix_caching=not ns.disable_prefix_caching,
         prefix_cache_bytes=ns.prefix_cache_bytes,
         prefill_step_size=ns.prefill_step_size,

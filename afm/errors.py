@@ -9,6 +9,7 @@ Hierarchy::
     ├── TokenizeUnsupported       422 tokenize_unsupported
     ├── NotImplementedYet         501 not_implemented
     └── ServiceUnavailable        503 server_busy / *_unavailable / embedding_error
+        └── ShuttingDown          503 server_busy, code shutting_down (draining to stop)
 """
 
 from __future__ import annotations
@@ -95,6 +96,23 @@ def server_busy(timeout: float) -> ServiceUnavailable:
     )
 
 
+SHUTDOWN_RETRY_AFTER = "5"
+"""Retry-After (seconds) on requests refused while the server drains to stop: by then another
+instance (behind a load balancer) or the restarted server can take the request."""
+
+SHUTTING_DOWN_MESSAGE = ("The server is shutting down and accepts no new requests; retry "
+                         "against another instance or once it has restarted")
+
+
+class ShuttingDown(ServiceUnavailable):
+    """503 while the server drains to stop (SIGTERM / Ctrl-C): it admits no new or queued
+    requests. ``server_busy``-style (retry elsewhere or later), told apart by its code."""
+
+    def __init__(self, message: str = SHUTTING_DOWN_MESSAGE) -> None:
+        super().__init__(message, type="server_busy", code="shutting_down",
+                         headers={"Retry-After": SHUTDOWN_RETRY_AFTER})
+
+
 GROUP_FAILED_RETRY_AFTER = "10"
 """Retry-After (seconds) once a sharded server's group failed: rank 0 exits within seconds and
 every rank must be restarted (by mlx.launch or a supervisor) before a retry can succeed."""
@@ -139,11 +157,13 @@ def error_reply(path: str, status: int, message: str, type: str, *, code: str | 
 
     Anthropic's routes get ``{"type": "error", "error": {"type", "message"}, "request_id"}``,
     with a busy server (``server_busy``) as 529 ``overloaded_error``, as Anthropic answers
-    overload; every other route gets the OpenAI envelope and the status unchanged."""
+    overload, and a server shutting down as 503 ``overloaded_error``; every other route gets
+    the OpenAI envelope and the status unchanged."""
     if not is_anthropic_route(path):
         return status, envelope(message, type, code=code, param=param)
+    kind = ANTHROPIC_TYPES.get(status, type)
     if type == "server_busy":
-        status = 529
-    return status, {"type": "error",
-                    "error": {"type": ANTHROPIC_TYPES.get(status, type), "message": message},
+        kind = "overloaded_error"
+        status = 503 if code == "shutting_down" else 529
+    return status, {"type": "error", "error": {"type": kind, "message": message},
                     "request_id": current_request_id()}

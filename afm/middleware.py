@@ -1,4 +1,5 @@
-"""Pure ASGI middleware, outermost first: correlation ids, CORS, body limits, the `/docs` page.
+"""Pure ASGI middleware, outermost first: correlation ids, CORS, the stop drain, body limits,
+the `/docs` page.
 
 They sit outside Connexion so that every response, including the ones Connexion or
 uvicorn produce for malformed requests, carries the correlation headers.
@@ -11,7 +12,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from afm.context import lease_scope, new_request_id, request_id_var
-from afm.errors import error_reply, is_anthropic_route
+from afm.errors import SHUTDOWN_RETRY_AFTER, ShuttingDown, error_reply, is_anthropic_route
 from afm.settings import Settings
 
 Scope = MutableMapping[str, Any]
@@ -145,6 +146,41 @@ class CorsMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_cors)
+
+
+UNCOUNTED_PATHS = ("/health", "/metrics")
+"""Requests a draining server does not wait for (probes)."""
+
+
+class DrainMiddleware:
+    """While the server drains to stop (:mod:`afm.drain`): every POST but the cancel
+    operations gets 503 ``shutting_down`` with Retry-After, in the route's envelope; reads
+    still answer. Always: count the requests in flight, which the drain waits for."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state = scope.get("state", {}).get("afm") if scope["type"] == "http" else None
+        drain = getattr(state, "drain", None)
+        if drain is None:
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if drain.active and scope["method"] == "POST" and not path.rstrip("/").endswith(
+                "/cancel"):
+            refusal = ShuttingDown()
+            status, body = error_reply(path, refusal.status, refusal.message, refusal.type,
+                                       code=refusal.code)
+            await send_json(send, status, body,
+                            [(b"retry-after", SHUTDOWN_RETRY_AFTER.encode())])
+            return
+        counted = path not in UNCOUNTED_PATHS
+        drain.in_flight += counted
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            drain.in_flight -= counted
 
 
 def body_limit_for(settings: Settings, method: str, path: str) -> int:

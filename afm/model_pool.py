@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from afm.context import on_scope_end
-from afm.errors import NotFound, ServiceUnavailable, server_busy
+from afm.errors import NotFound, ServiceUnavailable, ShuttingDown, server_busy
 from afm.model_catalog import ModelEntry, resolve_model_path
 from afm.settings import Settings
 
@@ -118,6 +118,7 @@ class ModelPool:
         self._room = asyncio.Lock()  # one load decides on evictions at a time
         self._lock = threading.Lock()  # guards leases and the resident set
         self._wanted: dict[str, int] = {}  # requests between a finished load and their lease
+        self.draining = False  # stopping: no more loads; engines admit nothing new
 
     @property
     def default(self) -> ModelEntry:
@@ -161,6 +162,8 @@ class ModelPool:
         entry = self.entry_for(name)
         model = self._loaded.get(entry.id)
         if model is None:
+            if self.draining:
+                raise ShuttingDown()
             self._wanted[entry.id] = self._wanted.get(entry.id, 0) + 1
             try:
                 model = await self._load_shared(entry)
@@ -204,6 +207,8 @@ class ModelPool:
                 raise ServiceUnavailable(f"Model '{entry.id}' cannot be loaded: {exc}",
                                          type="model_load_error",
                                          code="model_load_error") from exc
+            if self.draining:
+                model.engine.drain()
             with self._lock:
                 self._loaded[entry.id] = model
             _count_load(entry.id, len(self._loaded))
@@ -220,6 +225,8 @@ class ModelPool:
             if victim is not None:
                 await self._unload(victim, "least recently used, to make room")
                 continue
+            if self.draining:
+                raise ShuttingDown()
             if time.monotonic() >= deadline:
                 raise server_busy(self.settings.queue_timeout)
             await asyncio.sleep(IDLE_POLL_SECONDS)
@@ -240,6 +247,22 @@ class ModelPool:
         await asyncio.to_thread(free_memory)
         _count_unload(model_id, len(self._loaded))
         log.info("chat model %s unloaded (%s); %d loaded", model_id, why, len(self._loaded))
+
+    def drain(self) -> None:
+        """Stopping: load nothing more; every engine refuses queued and new requests and runs
+        the admitted ones on."""
+        self.draining = True
+        for model in self.resident():
+            model.engine.drain()
+
+    def cancel_all(self) -> None:
+        """Cancel every request on every engine (finish_reason "cancelled")."""
+        for model in self.resident():
+            model.engine.cancel_all()
+
+    def active(self) -> int:
+        """Requests on the engines now (queued or running)."""
+        return sum(len(m.engine.active_request_ids()) for m in self.resident())
 
     async def stop(self) -> None:
         """Stop every engine thread."""

@@ -121,6 +121,11 @@ def _serve_other_rank(settings: Settings) -> int:
         return EXIT_UNEXPECTED
 
 
+UVICORN_GRACE_SECONDS = 5.0
+"""uvicorn's own graceful-shutdown timeout, after our drain (afm.drain) ended every request: it
+only closes idle keep-alive connections by then, so it never cancels a request."""
+
+
 def _run(settings: Settings, sock: socket.socket) -> int:
     """Load everything on uvicorn's event loop, then serve ``sock`` until told to stop."""
     import uvicorn
@@ -136,8 +141,8 @@ def _run(settings: Settings, sock: socket.socket) -> int:
     state = AppState(settings)
     app = create_app(settings, state=state)
     config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
-                            access_log=False, timeout_graceful_shutdown=5)
-    server = _listening_server(config, settings)
+                            access_log=False, timeout_graceful_shutdown=UVICORN_GRACE_SECONDS)
+    server = _listening_server(config, settings, state)
     from engine.distributed import launched
 
     if launched():
@@ -165,9 +170,16 @@ def _run(settings: Settings, sock: socket.socket) -> int:
     return EXIT_UNEXPECTED if lost_reason else EXIT_OK
 
 
-def _listening_server(config: Any, settings: Settings) -> Any:
-    """uvicorn's server, logging "listening" once it serves the bound socket."""
+def _listening_server(config: Any, settings: Settings, state: Any) -> Any:
+    """uvicorn's server, logging "listening" once it serves the bound socket, and stopping
+    on SIGTERM / SIGINT by draining first (afm.drain); a second signal exits at once."""
+    import asyncio
+    import contextlib
+    import signal
+
     import uvicorn
+
+    from afm.drain import drain
 
     class ListeningServer(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -175,6 +187,47 @@ def _listening_server(config: Any, settings: Settings) -> Any:
             if not self.should_exit:
                 log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host,
                          settings.port)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            # uvicorn's own re-raises the signal after serving (the process would end by
+            # SIGTERM, not exit 0); ours only drains, then lets serve() return
+            self._loop = asyncio.get_running_loop()
+            self._signalled = False
+            self._drain_task: asyncio.Task[None] | None = None
+            originals = {sig: signal.signal(sig, self.handle_exit)
+                         for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in originals.items():
+                    signal.signal(sig, handler)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self._signalled:
+                print(f"afm: {signal.Signals(sig).name} again: exiting at once", file=sys.stderr)
+                exit_now(EXIT_OK)
+            self._signalled = True
+            if not self.started:  # still starting: nothing to drain
+                self.should_exit = True
+                return
+            self._loop.call_soon_threadsafe(self._start_drain)
+
+        def _start_drain(self) -> None:
+            self._drain_task = asyncio.create_task(self._drain_then_exit(), name="afm-drain")
+
+        async def _drain_then_exit(self) -> None:
+            try:
+                await drain(state, self._close_connections)
+            except Exception:  # noqa: BLE001 - the stop goes on whatever the drain hit
+                log.exception("the drain failed; shutting down")
+            self.should_exit = True
+
+        def _close_connections(self) -> int:
+            connections = list(self.server_state.connections)
+            for connection in connections:
+                connection.transport.close()
+            return len(connections)
 
     return ListeningServer(config)
 

@@ -55,6 +55,7 @@ class Settings:
     # throughput
     concurrent: int = 16
     queue_timeout: float = 240.0
+    shutdown_timeout: float = 20.0  # SIGTERM / Ctrl-C: seconds running requests may finish
     prefix_caching: bool = True
     prefix_cache_bytes: int = 512 * MB
     prefill_step_size: int = 256

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afm.context import lease_scope, note_usage
+from afm.drain import Drain
 from afm.errors import NotFound, ServiceUnavailable
 from afm.model_catalog import DEFAULT_MODEL_ID, chat_catalogue, model_id_for
 from afm.model_pool import ModelPool
@@ -85,6 +86,7 @@ class AppState:
         self.store: Store | None = None
         self.worker: BatchWorker | None = None
         self.speech: SpeechBackend | None = None
+        self.drain = Drain(settings.shutdown_timeout)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -213,13 +215,15 @@ class AppState:
             return self._embeddings[model_id]
 
     def health(self) -> dict[str, Any]:
-        """The contract's ``Health``; ``status`` is ``unavailable`` once a sharded group failed."""
+        """The contract's ``Health``; ``status`` is ``unavailable`` once a sharded group failed,
+        ``draining`` while the server drains to stop."""
         from engine import distributed
 
         sharding = distributed.describe()
         failed = sharding is not None and sharding["status"] == "failed"
+        status = "unavailable" if failed else "draining" if self.drain.active else "healthy"
         return {
-            "status": "unavailable" if failed else "healthy",
+            "status": status,
             "timestamp": int(time.time()),
             "version": __import__("afm").__version__,
             "model": self.model_id if self.pool.loaded(self.model_id) else None,

@@ -23,9 +23,10 @@ from engine.cpu_weights import WeightsChoice
 from engine.detokenizer import TokenTable
 from engine.engine_loop import EngineLoop
 from engine.model_runner import ModelRunner
-from engine.sequence import QueueTimeout, Sequence
+from engine.sequence import Draining, QueueTimeout, Sequence
 from engine.templating import render_tokens
 from engine.types import (
+    EngineDrainingError,
     EngineUnavailableError,
     GenerationEvent,
     GenerationRequest,
@@ -56,6 +57,7 @@ class ChatEngine:
         self._ready = threading.Event()
         self._load_error: BaseException | None = None
         self._closed = False
+        self._draining = False
         self._work: EngineLoop | None = None  # set on the engine thread once the model is loaded
         self._thread = threading.Thread(target=self._run, name="afm-engine", daemon=True)
         self._thread.start()
@@ -145,11 +147,14 @@ class ChatEngine:
     async def generate(self, req: GenerationRequest) -> AsyncIterator[GenerationEvent]:
         """Stream events for ``req``; the last one has ``finish_reason`` and ``stats`` set.
 
-        Raises ServerBusyError (before any event) when no slot frees within ``queue_timeout``.
+        Raises ServerBusyError (before any event) when no slot frees within ``queue_timeout``,
+        EngineDrainingError when the engine drains before the request was admitted.
         Closing the iterator early cancels the request.
         """
         if self._closed:
             raise EngineUnavailableError("the chat engine is shut down")
+        if self._draining:
+            raise EngineDrainingError("the server is shutting down")
         if self._work is not None and self._work.lost:
             raise EngineUnavailableError(self._work.lost)
         seq = Sequence(req, asyncio.get_running_loop(), asyncio.Queue())
@@ -165,6 +170,9 @@ class ChatEngine:
                     raise ServerBusyError(
                         f"no generation slot became free within {self.config.queue_timeout:g}s"
                     )
+                if isinstance(item, Draining):
+                    done = True
+                    raise EngineDrainingError("the server is shutting down")
                 if item.finish_reason is not None:
                     done = True
                 yield item
@@ -181,6 +189,16 @@ class ChatEngine:
         if known:
             self._inbox.put(("cancel", request_id))
         return known
+
+    def drain(self) -> None:
+        """Admit nothing more: queued and new requests raise EngineDrainingError; admitted
+        ones run on (until they finish or :meth:`cancel_all`)."""
+        self._draining = True
+        self._inbox.put(("drain", None))
+
+    def cancel_all(self) -> None:
+        """Cancel every queued and running request (finish_reason "cancelled")."""
+        self._inbox.put(("cancel_all", None))
 
     def active_request_ids(self) -> set[str]:
         with self._live_lock:

@@ -32,13 +32,13 @@ from engine.config import EngineConfig
 from engine.emitter import EventEmitter
 from engine.model_runner import ModelRunner
 from engine.scheduler import Scheduler
-from engine.sequence import QueueTimeout, Sequence
+from engine.sequence import Draining, QueueTimeout, Sequence
 
 log = logging.getLogger(__name__)
 
 Inbox = queue.SimpleQueue[tuple[str, Any]]
 """Messages to the engine thread: ("submit", Sequence), ("cancel", request_id),
-("cancel_seq", Sequence), ("stop", None)."""
+("cancel_seq", Sequence), ("drain", None), ("cancel_all", None), ("stop", None)."""
 
 
 class EngineLoop:
@@ -61,6 +61,7 @@ class EngineLoop:
                                     self.runner.max_context, on_finished)
         self.stats: dict[str, Any] = {}
         self.lost: str | None = None  # why a sharded group stopped serving
+        self.draining = False  # shutting down: admitted requests run on, no new ones
         self._peak_memory = 0
         self._published = (0, 0)  # running, waiting: this engine's share of the gauges
         self.publish_stats()
@@ -121,7 +122,15 @@ class EngineLoop:
             if kind == "stop":
                 return False
             if kind == "submit":
-                self.scheduler.submit(payload)
+                if self.draining:
+                    self.refuse([payload])
+                else:
+                    self.scheduler.submit(payload)
+            elif kind == "drain":
+                self.draining = True
+                self.refuse(self.scheduler.waiting.remove(lambda s: True))
+            elif kind == "cancel_all":
+                self.cancel_where(lambda s: True)
             elif kind == "cancel":
                 self.cancel_where(lambda s, rid=payload: s.request.request_id == rid)
             elif kind == "cancel_seq":
@@ -138,6 +147,12 @@ class EngineLoop:
         if self.scheduler.prefilling:
             self.guarded_prefill()
         self.publish_stats()
+
+    def refuse(self, seqs: list[Sequence]) -> None:
+        """End requests that were never admitted: their callers raise EngineDrainingError."""
+        for seq in seqs:
+            self.on_finished(seq)
+            seq.send(Draining())
 
     def cancel_where(self, pred: Callable[[Sequence], bool]) -> None:
         removed = self.scheduler.remove(pred)

@@ -20,6 +20,11 @@ class QueueTimeout:
     """Sentinel sent to the caller instead of events: no slot freed within the queue timeout."""
 
 
+class Draining:
+    """Sentinel sent to the caller instead of events: the engine drains for shutdown and
+    refuses requests that were not admitted yet."""
+
+
 @dataclass(eq=False)
 class Sequence:
     """One request inside the engine. Only the engine thread mutates it after submission."""

@@ -109,3 +109,7 @@ class ServerBusyError(Exception):
 
 class EngineUnavailableError(Exception):
     """The backend cannot serve generation on this host."""
+
+
+class EngineDrainingError(Exception):
+    """The engine is draining for shutdown: it admits no new or queued requests."""

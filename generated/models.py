@@ -64,10 +64,11 @@ class Backend(BaseModel):
 
 class HealthStatus(StrEnum):
     """
-    `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded server whose group failed.
+    `healthy` while the server can serve; `draining` (with HTTP 503) while it finishes running requests before it stops (SIGTERM / Ctrl-C); `unavailable` (with HTTP 503) only on a sharded server whose group failed.
     """
 
     HEALTHY = 'healthy'
+    DRAINING = 'draining'
     UNAVAILABLE = 'unavailable'
 
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from afm.context import lease_scope, request_id_var
-from afm.errors import ApiError, InvalidRequest
+from afm.errors import ApiError, InvalidRequest, ShuttingDown
 from generated.models import (
     BatchCompletionsRequest,
     ChatCompletionRequest,
@@ -59,7 +59,9 @@ async def execute_line(state: AppState, endpoint: str, body: dict[str, Any],
 
     A line that waited past the queue timeout (503 ``server_busy``, capacity pressure) is
     retried after a pause instead of failing: batch lines queue behind interactive traffic by
-    design, and the batch's completion window (or a cancel) bounds the wait.
+    design, and the batch's completion window (or a cancel) bounds the wait. A line refused
+    because the server is stopping raises :class:`ShuttingDown` (the worker leaves it for the
+    next start).
     """
     token = request_id_var.set(request_id)
     try:
@@ -67,6 +69,8 @@ async def execute_line(state: AppState, endpoint: str, body: dict[str, Any],
             try:
                 with lease_scope():  # the line holds its model until it is done
                     return 200, await run_line(state, endpoint, body, request_id)
+            except ShuttingDown:
+                raise
             except ApiError as exc:
                 if exc.type != "server_busy":
                     return exc.status, exc.body()

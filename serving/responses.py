@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from afm.context import current_request_id, lease_scope
-from afm.errors import ApiError, InvalidRequest, NotFound
+from afm.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest
 from serving import ids
@@ -370,6 +370,11 @@ _RUNNING: dict[str, asyncio.Task[None]] = {}
 """Background responses running in this process, by id."""
 
 
+def background_running() -> int:
+    """Background responses still running in this process (a stopping server waits for them)."""
+    return len(_RUNNING)
+
+
 async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
     """Store the response as `queued` and run it in the background; returns the queued
     object."""
@@ -398,6 +403,8 @@ async def _run_background(state: AppState, p: Plan) -> None:
     try:
         outcome = await complete(state, p)
         obj, turn = outcome.response, _turn_json(outcome.turn)
+    except ShuttingDown:  # still queued for a slot when the server began to stop
+        obj = response_object(p, "cancelled")
     except ApiError as exc:
         obj = response_object(p, "failed", error={"code": exc.code or exc.type,
                                                   "message": exc.message})

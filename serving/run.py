@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from afm.context import note_usage
-from afm.errors import ApiError, backend_unavailable, server_busy
+from afm.errors import ApiError, ShuttingDown, backend_unavailable, server_busy
 from engine.output import Delta, OutputProcessor
 from engine.types import (
+    EngineDrainingError,
     EngineUnavailableError,
     GenerationEvent,
     GenerationRequest,
@@ -25,11 +26,14 @@ if TYPE_CHECKING:
 
 async def first_event(stream: AsyncIterator[GenerationEvent],
                       queue_timeout: float) -> GenerationEvent:
-    """Wait for admission and the first event, mapping capacity failures to 503."""
+    """Wait for admission and the first event, mapping capacity failures (and a server that
+    drains to stop) to 503."""
     try:
         return await anext(stream)
     except ServerBusyError as exc:
         raise server_busy(queue_timeout) from exc
+    except EngineDrainingError as exc:
+        raise ShuttingDown() from exc
     except EngineUnavailableError as exc:
         from engine.distributed import lost_reason
 

@@ -256,3 +256,32 @@ async def test_shutdown_cancels_running_and_refuses_new() -> None:
     assert last.finish_reason == "cancelled"
     with pytest.raises(EngineUnavailableError):
         await drain(eng, GenerationRequest("late", prompt_of(eng), LONG))
+
+
+async def test_drain_refuses_queued_and_new_then_cancel_all_ends_the_running() -> None:
+    from engine.types import EngineDrainingError
+
+    eng = ChatEngine(EngineConfig(model=str(ensure_model("tiny")), concurrent=1))
+    try:
+        running = eng.generate(GenerationRequest("running", prompt_of(eng), LONG))
+        await running.__anext__()
+        queued = asyncio.ensure_future(drain(eng, GenerationRequest("queued", prompt_of(eng),
+                                                                    LONG)))
+        deadline = time.monotonic() + 5
+        while eng.stats().get("waiting") != 1:
+            assert time.monotonic() < deadline, eng.stats()
+            await asyncio.sleep(0.01)
+        eng.drain()
+        with pytest.raises(EngineDrainingError):
+            await queued
+        with pytest.raises(EngineDrainingError):
+            await drain(eng, GenerationRequest("late", prompt_of(eng), LONG))
+        assert eng.active_request_ids() == {"running"}
+        more = [await running.__anext__() for _ in range(3)]  # the admitted one runs on
+        assert all(ev.finish_reason is None for ev in more)
+        eng.cancel_all()
+        last = [ev async for ev in running][-1]
+        assert last.finish_reason == "cancelled"
+        await wait_idle(eng)
+    finally:
+        await asyncio.to_thread(eng.shutdown)

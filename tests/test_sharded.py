@@ -110,9 +110,8 @@ def sharded(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path
         yield server.wait_healthy()
     finally:
         codes = server.stop()
-        # rank 0 ends as `afm serve` does on SIGTERM (uvicorn re-raises it after shutdown)
-        assert codes[0] in (0, -signal.SIGTERM) and codes[1] == 0, \
-            f"exit codes {codes}\n{server.logs()}"
+        # rank 0 drains and exits 0 as `afm serve` does on SIGTERM; rank 1 follows
+        assert codes == [0, 0], f"exit codes {codes}\n{server.logs()}"
 
 
 @pytest.fixture(scope="module")
@@ -302,5 +301,55 @@ def test_killed_rank_0_ends_the_worker_rank(tmp_path: Path, tiny_model: Path) ->
         server.rank0.kill()
         assert server.rank1.wait(timeout=60) == 1  # no orphan: the worker leaves on its own
         assert "worker rank failed" in (tmp_path / "rank1.log").read_text()
+    finally:
+        server.kill()
+
+
+def _gauge(server: ShardedServer, name: str) -> float:
+    for line in httpx.get(server.url + "/metrics", timeout=10).text.splitlines():
+        if line.startswith(f"afm:{name} "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def test_sigterm_drains_rank_0_and_the_worker_follows(tmp_path: Path,
+                                                      tiny_model: Path) -> None:
+    from tests.test_shutdown import assert_shutdown_503, draining, eventually
+
+    server = ShardedServer(tmp_path, ["--model", str(tiny_model), "--concurrent", "1",
+                                      "--shutdown-timeout", "3"]).wait_healthy()
+    try:
+        queued: dict[str, httpx.Response] = {}
+
+        def ask() -> None:
+            queued["r"] = httpx.post(server.url + "/v1/chat/completions", timeout=60, json={
+                "model": "tiny", "messages": MESSAGES, "max_tokens": 4})
+
+        asker = threading.Thread(target=ask)
+        events: list[str] = []
+        with httpx.stream("POST", server.url + "/v1/chat/completions", timeout=60, json={
+                "model": "tiny", "messages": MESSAGES, "stream": True, "max_tokens": 4000,
+                "temperature": 1.0, "ignore_eos": True}) as response:
+            for line in response.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                events.append(line[6:])
+                if len(events) == 3:  # running on both ranks, another request queued
+                    asker.start()
+                    eventually(lambda: _gauge(server, "num_requests_waiting") >= 1, 30,
+                               "a second request queues")
+                    server.rank0.send_signal(signal.SIGTERM)
+                    health = eventually(lambda: draining(server), 10, "rank 0 drains")
+                    assert health.json()["status"] == "draining"
+        asker.join(30)
+        assert events[-1] == "[DONE]"
+        finishes = [json.loads(e)["choices"][0]["finish_reason"] for e in events[:-1]
+                    if json.loads(e)["choices"]]
+        assert finishes[-1] == "cancelled"  # 4000 tokens outlast the 3 s drain
+        assert_shutdown_503(queued["r"])
+        codes = [p.wait(timeout=30) for p in (server.rank0, server.rank1)]
+        assert codes == [0, 0], f"exit codes {codes}\n{server.logs()}"
+        for rank in (0, 1):
+            assert "Traceback" not in (tmp_path / f"rank{rank}.log").read_text(), server.logs()
     finally:
         server.kill()

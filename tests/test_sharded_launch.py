@@ -61,7 +61,7 @@ def test_mlx_launch_serves_and_stops_on_sigterm(tmp_path: Path, tiny_model: Path
     ranks: dict[int, int] = {}
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 240  # as ShardedServer.wait_healthy: a loaded CI box
         health = None
         while time.monotonic() < deadline and launcher.poll() is None:
             ranks = ranks if len(ranks) == 2 else _children(launcher.pid)
@@ -91,6 +91,8 @@ def test_mlx_launch_serves_and_stops_on_sigterm(tmp_path: Path, tiny_model: Path
         assert not [r for r, p in ranks.items() if _alive(p)], "a rank outlived mlx.launch"
         text = (tmp_path / "launch.log").read_text(errors="replace")
         assert "stop from rank 0" in text, text[-3000:]
+        # both ranks exit 0 (rank 0 drains, then stops the worker): mlx.launch warns otherwise
+        assert "exited with code" not in text and "was killed" not in text, text[-3000:]
     finally:
         for pid in ranks.values():
             if _alive(pid):

@@ -40,6 +40,7 @@ class Mutation:
 OBS = "tests/test_compat_observables.py::"
 CHAT = "tests/test_compat_chat.py::"
 AUTO = "tests/test_compat_tools_auto.py::"
+STOP = "tests/test_shutdown.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation("cached-tokens-zero", "serving/usage.py",
@@ -113,6 +114,19 @@ MUTATIONS: tuple[Mutation, ...] = (
              "body = fmt.auto(tags, parallel_tool_calls)", "body = fmt.auto(tags, False)",
              (AUTO + "test_auto_parallel_calls",),
              "tool_choice auto allows only one call even with parallel_tool_calls"),
+    Mutation("drain-keeps-queued", "engine/engine_loop.py",
+             "self.refuse(self.scheduler.waiting.remove(lambda s: True))", "pass",
+             (STOP + "test_sigterm_under_load_on_every_surface",),
+             "requests queued for a slot at SIGTERM are not refused with the shutdown 503"),
+    Mutation("drain-no-deadline", "afm/drain.py",
+             "    state.pool.cancel_all()\n", "",
+             (STOP + "test_sigterm_under_load_on_every_surface",),
+             "running generations are not cancelled at --shutdown-timeout"),
+    Mutation("drain-records-deferred-lines", "afm/batch_worker.py",
+             "return  # refused as the server stops",
+             "ok, record = False, error_record(custom_id, 'shutting_down', 'stop')  #",
+             (STOP + "test_sigterm_under_load_on_every_surface",),
+             "a batch line refused by a stopping server is recorded as failed"),
 )
 
 

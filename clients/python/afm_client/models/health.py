@@ -22,8 +22,9 @@ T = TypeVar("T", bound="Health")
 class Health:
     """
     Attributes:
-        status (HealthStatus): `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded
-            server whose group failed.
+        status (HealthStatus): `healthy` while the server can serve; `draining` (with HTTP 503) while it finishes
+            running requests before it stops (SIGTERM / Ctrl-C); `unavailable` (with HTTP 503) only on a sharded server
+            whose group failed.
         timestamp (int): Unix seconds.
         version (str):
         model (None | str | Unset): The default chat model (the one requests without `model` get), when loaded.

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class HealthStatus(StrEnum):
+    DRAINING = "draining"
     HEALTHY = "healthy"
     UNAVAILABLE = "unavailable"
 

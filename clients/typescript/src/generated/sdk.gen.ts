@@ -21,10 +21,12 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 /**
  * Server health
  *
- * Liveness and backend availability. 200 while the process serves HTTP, except for a
- * sharded server (started by `mlx.launch`, see `sharding`) whose group has failed (a rank
- * died or stopped answering): from then until rank 0 exits (about a second) `/health`
- * answers 503 with the same body, `status: unavailable`, `sharding.status: failed` and
+ * Liveness and backend availability. 200 while the process serves HTTP, except:
+ * while it drains to stop (after SIGTERM or Ctrl-C, for up to `--shutdown-timeout`
+ * seconds) it answers 503 with `status: draining` and `Retry-After`, so a load balancer
+ * stops sending; and a sharded server (started by `mlx.launch`, see `sharding`) whose
+ * group has failed (a rank died or stopped answering) answers 503 from then until rank 0
+ * exits (about a second) with `status: unavailable`, `sharding.status: failed` and
  * `Retry-After`; every rank must then be restarted.
  *
  */

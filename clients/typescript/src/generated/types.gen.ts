@@ -75,9 +75,9 @@ export type Health = {
 };
 
 /**
- * `healthy` while the server can serve; `unavailable` (with HTTP 503) only on a sharded server whose group failed.
+ * `healthy` while the server can serve; `draining` (with HTTP 503) while it finishes running requests before it stops (SIGTERM / Ctrl-C); `unavailable` (with HTTP 503) only on a sharded server whose group failed.
  */
-export type HealthStatus = 'healthy' | 'unavailable';
+export type HealthStatus = 'healthy' | 'draining' | 'unavailable';
 
 /**
  * The group of a sharded server (`afm serve` started by `mlx.launch`: one model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server (world size 1).
@@ -2116,7 +2116,7 @@ export type GetHealthErrors = {
      */
     500: ErrorResponse;
     /**
-     * A sharded server whose group failed; it is about to exit.
+     * The server is draining to stop (`status: draining`), or a sharded server whose group failed (`status: unavailable`); either is about to exit.
      */
     503: Health;
 };
@@ -2267,7 +2267,8 @@ export type CreateChatCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -2360,7 +2361,8 @@ export type CreateCompletionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -2415,7 +2417,8 @@ export type CreateResponseErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -2655,7 +2658,8 @@ export type CreateEmbeddingErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -2875,7 +2879,7 @@ export type CreateMessageErrors = {
      */
     500: MessagesErrorResponse;
     /**
-     * `backend_unavailable`: the generation backend cannot serve on this host.
+     * `backend_unavailable`: the generation backend cannot serve on this host; or `overloaded_error` while the server drains to stop (SIGTERM / Ctrl-C), with `Retry-After`.
      */
     503: MessagesErrorResponse;
     /**
@@ -3365,7 +3369,8 @@ export type CreateBatchCompletionsErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -3416,7 +3421,8 @@ export type CreateTranscriptionErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -3467,7 +3473,8 @@ export type CreateSpeechErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -3504,7 +3511,8 @@ export type ListVoicesErrors = {
      */
     500: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
@@ -3559,7 +3567,8 @@ export type CreateOcrErrors = {
      */
     501: ErrorResponse;
     /**
-     * `server_busy` (with `Retry-After: 2`), `backend_unavailable` (with `Retry-After` when
+     * `server_busy` (with `Retry-After: 2`; code `shutting_down` with `Retry-After: 5` while
+     * the server drains to stop), `backend_unavailable` (with `Retry-After` when
      * a sharded server's group failed: restart every rank), `model_load_error`,
      * `speech_unavailable` (no speech model on this server), `vision_unavailable` or
      * `embedding_error`. Classify by type. `server_busy` also answers a full speech queue.
