@@ -98,9 +98,11 @@ def _marker(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def cached_path(name: str) -> Path | None:
-    """The verified file of model ``name``, or None when it is not cached (or changed)."""
-    model = MODELS[name]
+def cached_path(model: RealModel | str) -> Path | None:
+    """The verified file of ``model`` (or its name), or None when it is not cached (or
+    changed since it was verified)."""
+    if isinstance(model, str):
+        model = MODELS[model]
     path = cache_dir() / model.filename
     try:
         st = path.stat()
@@ -187,7 +189,7 @@ def fetch(model: RealModel | str, *, find_links: Path | None = None) -> Path:
         if model not in MODELS:
             raise FetchError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
         model = MODELS[model]
-    if model.name in MODELS and MODELS[model.name] == model and (hit := cached_path(model.name)):
+    if (hit := cached_path(model)) is not None:
         return hit
     if find_links is None and os.environ.get(FIND_LINKS_ENV):
         find_links = Path(os.environ[FIND_LINKS_ENV])
