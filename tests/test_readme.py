@@ -23,6 +23,7 @@ OTHER_TOOLS = {
     "--list": "tools/mutate.py",
     "--help-json": "afm --help-json (checked below)",
     "--hostfile": "mlx.launch",
+    "--find-links": "afm fetch-models",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 
