@@ -91,20 +91,16 @@ def hf_reference(gguf: Path, prompts: list[list[int]], tokens: int) -> list[tupl
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
     model = transformers.AutoModelForCausalLM.from_pretrained(
         str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32).eval()
     out = []
     with torch.no_grad():
         for ids in prompts:
-            seq = torch.tensor([ids])
-            past, cont = None, []
-            step = seq
-            for _ in range(tokens):
-                res = model(step, past_key_values=past, use_cache=True)
-                past = res.past_key_values
-                token = int(res.logits[0, -1].argmax())
-                cont.append(token)
-                step = torch.tensor([[token]])
+            cont: list[int] = []
+            for _ in range(tokens):  # the whole sequence each step: no cache shortcuts
+                logits = model(torch.tensor([ids + cont])).logits[0]
+                cont.append(int(logits[-1].argmax()))
             full = model(torch.tensor([ids + cont])).logits[0]
             out.append((cont, full.argmax(-1).tolist()))
     del model
