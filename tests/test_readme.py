@@ -24,6 +24,10 @@ OTHER_TOOLS = {
     "--help-json": "afm --help-json (checked below)",
     "--hostfile": "mlx.launch",
     "--all": "python -m afm.speech_models",
+    "--find-links": "afm fetch-models",
+    "--no-deps": "pip download",
+    "--merge": "llama-gguf-split",
+    "--dequant": "tools/gguf_fidelity.py",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 

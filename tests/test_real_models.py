@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import LiveServer
-from tests.real_models import real_model
+from tests.real_weights import real_model
 
 pytestmark = pytest.mark.slow
 
@@ -47,12 +47,12 @@ WEATHER_QUESTION = "What is the weather like in Paris right now?"
 
 @pytest.fixture(scope="module")
 def smol(live_server: Callable[..., LiveServer]) -> LiveServer:
-    return live_server("--concurrent", "2", model=real_model("smollm2-135m"))
+    return live_server("--concurrent", "2", model=real_model("smollm2"))
 
 
 @pytest.fixture(scope="module")
 def coder(live_server: Callable[..., LiveServer]) -> LiveServer:
-    return live_server("--concurrent", "2", model=real_model("qwen2.5-coder-0.5b"))
+    return live_server("--concurrent", "2", model=real_model("qwen-0.5b"))
 
 
 def chat(server: LiveServer, content: str, **kw: Any) -> Any:

@@ -2,8 +2,9 @@
 # The package works when installed, not only from the checkout: build the wheel from the files
 # git knows (as a clean clone has them), install it with its pinned dependencies into a fresh
 # venv outside the checkout, start `afm serve` from that venv with its working directory outside
-# the checkout on the tiny model, and check /health, one chat completion and /docs (Swagger UI,
-# served offline from the installed packages).
+# the checkout on the embedded default model (SmolLM2-135M-Instruct, the file tools/setup.sh
+# fetched into the model cache), and check /health, a real question answered ("Paris") and
+# /docs (Swagger UI, served offline from the installed packages).
 #
 # Usage: bash tools/wheel_check.sh   (needs .venv from tools/setup.sh; tools/test.sh runs it in
 # CI). The install resolves every dependency from pip's configured sources and cache, like
@@ -50,10 +51,10 @@ if (cd "$ROOT" && "$PY" -c "from engine.qkernels_build import missing_tools as m
 fi
 echo "wheel check: installed in $(( $(date +%s) - started ))s"
 
-MODEL=$("$PY" -c "from modelbuilder import ensure_model; print(ensure_model('tiny'))")
+"$PY" -c "from afm.real_models import cached_path as c; assert c('smollm2'), 'run tools/setup.sh: the default model is not cached'"
 PORT=$("$PY" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 cd "$WORK/run"
-"$WORK/venv/bin/afm" serve --model "$MODEL" --port "$PORT" --data-dir "$WORK/data" \
+"$WORK/venv/bin/afm" serve --port "$PORT" --data-dir "$WORK/data" \
   > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 
@@ -80,9 +81,10 @@ while True:
         sys.exit("afm serve did not become healthy in 300 s")
     time.sleep(1)
 chat = httpx.post(f"{base}/v1/chat/completions", timeout=120, json={
-    "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 4, "seed": 1})
+    "model": "afm-default", "max_tokens": 24, "temperature": 0,
+    "messages": [{"role": "user", "content": "What is the capital of France?"}]})
 assert chat.status_code == 200, chat.text
-assert chat.json()["choices"][0]["message"]["role"] == "assistant", chat.text
+assert "Paris" in chat.json()["choices"][0]["message"]["content"], chat.text
 docs = httpx.get(f"{base}/docs", timeout=30, follow_redirects=True)
 assert docs.status_code == 200 and "text/html" in docs.headers["content-type"], docs.status_code
 assert "swagger-ui" in docs.text.lower(), docs.text[:300]
@@ -90,7 +92,7 @@ bundle = httpx.get(f"{base}/docs/swagger-ui-bundle.js", timeout=30)
 assert bundle.status_code == 200 and len(bundle.content) > 100_000, bundle.status_code
 spec = httpx.get(f"{base}/openapi.json", timeout=30)
 assert spec.status_code == 200 and spec.json()["openapi"] == "3.0.3"
-print("wheel check: /health, one chat completion, /docs and /openapi.json answer from the wheel")
+print("wheel check: /health, the default model's Paris, /docs and /openapi.json answer from the wheel")
 EOF
 then
   echo "wheel check FAILED; server log:"; tail -n 40 "$WORK/server.log"; exit 1
