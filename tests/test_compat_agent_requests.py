@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer
-from tests.contract_support import parse_sse_events
+from tests.contract_support import parse_sse
 from tests.test_compat_reasoning import build_think_model
 
 pytestmark = pytest.mark.slow
@@ -44,6 +44,10 @@ def message(server: LiveServer, request_id: str | None = None, **body: Any) -> h
     headers = {"X-Request-ID": request_id} if request_id else {}
     return httpx.post(server.url + "/v1/messages?beta=true", headers=headers, timeout=60,
                       json={"model": "m", "max_tokens": 4, "messages": USER, **body})
+
+
+def events(body: str) -> list[dict[str, Any]]:
+    return [json.loads(data) for data in parse_sse(body) if data != "[DONE]"]
 
 
 def access_line(server: LiveServer, request_id: str, wait: float = 10.0) -> str:
@@ -168,8 +172,7 @@ def test_omitted_thinking_is_sealed_and_read_back(think: LiveServer) -> None:
     streamed = httpx.post(think.url + "/v1/messages", timeout=60, json={
         "model": "m", "max_tokens": 60, "messages": USER, "thinking": omitted, "seed": seed,
         "stream": True})
-    deltas = [e["data"]["delta"] for e in parse_sse_events(streamed.text)
-              if e["data"].get("type") == "content_block_delta"]
+    deltas = [e["delta"] for e in events(streamed.text) if e["type"] == "content_block_delta"]
     kinds = {d["type"] for d in deltas}
     assert "thinking_delta" not in kinds
     assert [d["signature"] for d in deltas if d["type"] == "signature_delta"] == \
@@ -204,8 +207,8 @@ def test_namespace_tools_and_hosted_tools(server: LiveServer) -> None:
 
     streamed = respond(server, input="Close agent a1.", tools=[NAMESPACE, HOSTED],
                        tool_choice="required", parallel_tool_calls=False, stream=True)
-    added = [e["data"]["item"] for e in parse_sse_events(streamed.text)
-             if e["data"].get("type") == "response.output_item.added"]
+    added = [e["item"] for e in events(streamed.text)
+             if e["type"] == "response.output_item.added"]
     assert [(i["name"], i["namespace"]) for i in added if i["type"] == "function_call"] == \
         [("close_agent", "agents")]
 

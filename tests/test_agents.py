@@ -1,0 +1,186 @@
+"""Coding agents end to end: Claude Code (Messages API) and Codex CLI (Responses API), at the
+versions pinned in package.json, headless, against a real `afm serve`, each working in a
+temporary folder. Every request of a session must be 2xx in the server's access log.
+
+On the real coder model (Qwen2.5-Coder-0.5B-Instruct, when it is on this machine and afm can
+serve GGUF files) the agents complete small file-editing tasks, checked on disk. Otherwise the
+sessions run on the project's random-weight model (with a 32k window, as agents' prompts need)
+and only the protocol is checked: every request the agent sends is accepted.
+
+Prompts are trimmed so a session fits the CI budget on two cores: Claude Code gets
+`--tools Write,Edit,Read` and a one-line `--system-prompt` (~1.5k prompt tokens instead of
+~9.5k); Codex gets `model_instructions_file`, `web_search = "disabled"`, `[agents] enabled =
+false` and `[features] goals = false` (~2.5k instead of ~10k). Their outside traffic is off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, LiveServer
+
+pytestmark = pytest.mark.slow
+
+CLAUDE = ROOT / "node_modules" / ".bin" / "claude"
+CODEX = ROOT / "node_modules" / ".bin" / "codex"
+CODER_GGUF = Path(os.environ.get("AFM_CODER_GGUF",
+                                 "/work/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
+SESSION_TIMEOUT = 300.0
+SYSTEM = ("You are a coding agent. Use the tools to create and edit files in the working "
+          "directory. Be brief.")
+ACCESS = re.compile(r"afm\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) ")
+
+if not (CLAUDE.exists() and CODEX.exists()):
+    pytest.skip("the agents are not installed (npm ci)", allow_module_level=True)
+
+
+def _serves_gguf() -> bool:
+    """Whether this checkout's `afm serve` loads GGUF files (the real coder model)."""
+    return CODER_GGUF.is_file() and any(
+        "gguf" in p.name for p in (ROOT / "engine").glob("*.py"))
+
+
+REAL = _serves_gguf()
+
+
+@pytest.fixture(scope="module")
+def agent_server(live_server: Callable[..., LiveServer],
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    flags = ("--temperature", "0", "--max-tokens", "512", "--concurrent", "2")
+    if REAL:
+        yield live_server(*flags, model=CODER_GGUF)
+        return
+    from modelbuilder import ensure_model
+
+    model = tmp_path_factory.mktemp("models") / "tiny-32k"
+    shutil.copytree(ensure_model("tiny"), model)
+    for name, key in (("config.json", "max_position_embeddings"),
+                      ("tokenizer_config.json", "model_max_length")):
+        data = json.loads((model / name).read_text())
+        data[key] = 32768
+        (model / name).write_text(json.dumps(data))
+    # Random weights rarely stop by themselves: keep each turn short.
+    yield live_server("--temperature", "0", "--max-tokens", "48", "--concurrent", "2",
+                      model=model)
+
+
+@dataclass
+class Session:
+    """One agent run: its exit status, output, the access-log lines it caused, its time."""
+
+    returncode: int
+    output: str
+    requests: list[dict[str, str]]
+    seconds: float
+
+    def summary(self) -> str:
+        return f"{len(self.requests)} requests in {self.seconds:.0f} s"
+
+
+def model_id(server: LiveServer) -> str:
+    return str(httpx.get(server.url + "/v1/models").json()["data"][0]["id"])
+
+
+def run_agent(server: LiveServer, cmd: list[str], env: dict[str, str], cwd: Path) -> Session:
+    log = server.log_path
+    start = log.stat().st_size
+    began = time.monotonic()
+    base = {k: os.environ[k] for k in ("PATH", "LANG", "TERM") if k in os.environ}
+    proc = subprocess.run(cmd, cwd=cwd, env={**base, **env}, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=SESSION_TIMEOUT)
+    seconds = time.monotonic() - began
+    time.sleep(0.5)  # the access line follows the response's last byte
+    with log.open("rb") as f:
+        f.seek(start)
+        lines = f.read().decode(errors="replace").splitlines()
+    requests = [m.groupdict() for line in lines if (m := ACCESS.search(line))]
+    return Session(proc.returncode, proc.stdout + proc.stderr, requests, seconds)
+
+
+def claude(server: LiveServer, task: str, cwd: Path, home: Path) -> Session:
+    name = model_id(server)
+    env = {"HOME": str(home), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "unused",
+           "ANTHROPIC_MODEL": name, "ANTHROPIC_SMALL_FAST_MODEL": name,
+           **{f"ANTHROPIC_DEFAULT_{tier}_MODEL": name for tier in ("HAIKU", "SONNET", "OPUS")},
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+           "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "512"}
+    tools = "Write,Edit,Read"
+    cmd = [str(CLAUDE), "-p", task, "--output-format", "json", "--tools", tools,
+           "--allowedTools", tools, "--permission-mode", "acceptEdits", "--system-prompt",
+           SYSTEM, "--disable-slash-commands", "--strict-mcp-config",
+           "--no-session-persistence"]
+    return run_agent(server, cmd, env, cwd)
+
+
+def codex(server: LiveServer, task: str, cwd: Path, home: Path) -> Session:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "instructions.md").write_text(
+        "You are a coding agent. Run shell commands with exec_command to create and edit "
+        "files in the working directory. Be brief.\n")
+    (home / "config.toml").write_text(f"""\
+model = "{model_id(server)}"
+model_provider = "afm"
+check_for_update_on_startup = false
+model_instructions_file = "{home / 'instructions.md'}"
+web_search = "disabled"
+model_context_window = 32768
+[agents]
+enabled = false
+[features]
+goals = false
+[analytics]
+enabled = false
+[model_providers.afm]
+name = "afm"
+base_url = "{server.url}/v1"
+wire_api = "responses"
+env_key = "AFM_KEY"
+""")
+    env = {"HOME": str(home), "CODEX_HOME": str(home), "AFM_KEY": "unused"}
+    cmd = [str(CODEX), "exec", "--skip-git-repo-check",
+           "--dangerously-bypass-approvals-and-sandbox", "-C", str(cwd), task]
+    return run_agent(server, cmd, env, cwd)
+
+
+AGENTS = {"claude": (claude, "/v1/messages"), "codex": (codex, "/v1/responses")}
+CREATE = ("Create a file named hello.py containing exactly this one line: print('hello')",
+          "hello.py", None, "print('hello')")
+EDIT = ("In calc.py, fix the function add so that it returns a + b.", "calc.py",
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+        "return a + b")
+
+
+@pytest.mark.parametrize("task", [CREATE, EDIT], ids=["create", "edit"])
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_agent_session(agent_server: LiveServer, tmp_path: Path, agent: str,
+                       task: tuple[str, str, str | None, str]) -> None:
+    run, surface = AGENTS[agent]
+    prompt, name, before, expected = task
+    work = tmp_path / "work"
+    work.mkdir()
+    if before is not None:
+        (work / name).write_text(before)
+    session = run(agent_server, prompt, work, tmp_path / "home")
+    print(f"{agent} {name}: {session.summary()}, exit {session.returncode}")
+    assert session.requests, session.output[-2000:]
+    assert any(r["path"] == surface for r in session.requests), session.requests
+    failed = [r for r in session.requests if not r["status"].startswith("2")]
+    assert not failed, (failed, session.output[-2000:])
+    if not REAL:
+        return  # random weights: the protocol is all there is to check
+    assert session.returncode == 0, session.output[-2000:]
+    text = (work / name).read_text() if (work / name).exists() else ""
+    assert expected in text, (text, session.output[-2000:])
+    if before is not None:
+        assert "def sub(a, b):\n    return a - b" in text  # the rest left alone
