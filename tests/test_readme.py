@@ -23,6 +23,10 @@ OTHER_TOOLS = {
     "--list": "tools/mutate.py",
     "--help-json": "afm --help-json (checked below)",
     "--hostfile": "mlx.launch",
+    "--tools": "claude",
+    "--permission-mode": "claude",
+    "--system-prompt": "claude",
+    "--skip-git-repo-check": "codex exec",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 
