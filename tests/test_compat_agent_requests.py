@@ -292,3 +292,47 @@ def test_prompt_that_cannot_fit_is_refused_and_output_clipped(server: LiveServer
                    seed=0)
     assert fits.status_code == 200, fits.text
     assert fits.json()["usage"]["output_tokens"] <= room
+
+
+# ---------------------------------------------------------------- agent turns are cheap
+def _streamed_usage(server: LiveServer, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    r = httpx.post(server.url + path, json={**body, "stream": True}, timeout=120)
+    assert r.status_code == 200, r.text
+    for event in reversed(events(r.text)):
+        if event["type"] == "message_delta":
+            return dict(event["usage"])
+        if event["type"] in ("response.completed", "response.incomplete"):
+            return dict(event["response"]["usage"])
+    raise AssertionError(r.text)
+
+
+def test_second_agent_turn_reads_its_prompt_from_the_cache(server: LiveServer) -> None:
+    """A session's next request resends the whole conversation (Claude Code always, Codex with
+    `store: false`): the prefix cache serves >= 90% of it, streamed."""
+    system = "You are a coding agent. " + "Keep the lighthouse lit. " * 150
+    first = {"model": "m", "max_tokens": 4, "system": system, "tools": [TOOL],
+             "thinking": {"type": "adaptive"},
+             "messages": [{"role": "user", "content": "Create hello.py."},
+                          {"role": "system", "content": "Working directory: /tmp/w"}]}
+    _streamed_usage(server, "/v1/messages", first)
+    second = {**first, "messages": [
+        *first["messages"],
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                      "content": "File created."}]}]}
+    used = _streamed_usage(server, "/v1/messages", second)
+    prompt = used["input_tokens"] + used["cache_read_input_tokens"]
+    assert used["cache_read_input_tokens"] >= 0.9 * prompt, used
+
+    turn = [{"type": "message", "role": "developer", "content": system},
+            {"type": "message", "role": "user", "content": "Create hello.py."}]
+    body = {"model": "m", "max_output_tokens": 4, "store": False, "tools": [NAMESPACE, HOSTED],
+            "include": ["reasoning.encrypted_content"], "input": turn}
+    _streamed_usage(server, "/v1/responses", body)
+    follow = {**body, "input": [
+        *turn, {"type": "function_call", "call_id": "call_1", "name": "close_agent",
+                "namespace": "agents", "arguments": "{\"id\": \"a1\"}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "closed"}]}
+    used = _streamed_usage(server, "/v1/responses", follow)
+    assert used["input_tokens_details"]["cached_tokens"] >= 0.9 * used["input_tokens"], used
