@@ -86,6 +86,11 @@ class ChatEngine:
         return self._runner.model_type
 
     @property
+    def think_markup(self) -> bool:
+        """Whether the model has think markup (:func:`engine.reasoning.has_think_markup`)."""
+        return self._runner.think_markup
+
+    @property
     def vocab_size(self) -> int:
         return self._runner.vocab_size
 

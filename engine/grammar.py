@@ -295,8 +295,12 @@ class GrammarConstraint:
         self.rejected = False
         if not reasoning:
             self.phase = "grammar"
-        elif reasoning_started or cache.think_token_id is None:
+        elif reasoning_started:
             self.phase = "think"
+        elif cache.think_token_id is None:
+            # no single <think> token to allow first: the output cannot open reasoning
+            # (waiting for a </think> that never comes would leave the output unconstrained)
+            self.phase = "grammar"
         else:
             self.phase = "maybe"  # first token: <think> opens reasoning, else grammar
 

@@ -31,6 +31,7 @@ from engine import cache_join, cpu_weights, distributed, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
+from engine.reasoning import has_think_markup
 from engine.sampling import RowState, SampleOutput, sample
 from engine.scheduler import can_pipeline
 from engine.sequence import Sequence
@@ -67,6 +68,7 @@ class ModelRunner:
         self.vocab_size = int(getattr(args, "vocab_size", 0) or len(tokenizer))
         self.max_context = int(getattr(args, "max_position_embeddings", 0) or _DEFAULT_CONTEXT)
         self.eos_token_ids = set(tokenizer.eos_token_ids)
+        self.think_markup = has_think_markup(tokenizer)
         self.token_table = TokenTable(tokenizer)
         self.weights_bytes = sum(v.nbytes for _, v in tree_flatten(model.parameters()))
         # plain KV caches can be prefilled together in one left-padded batch (and cut at any

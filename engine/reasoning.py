@@ -1,6 +1,11 @@
 """Reasoning (``<think>...</think>``) handling and chat-template kwargs resolution.
 
-Three prompt situations, told apart from the rendered prompt by :func:`reasoning_state`:
+Whether a model can reason at all comes from the model (:func:`has_think_markup`: its vocabulary
+or its chat template has the think markup); a model without it never gets a think phase, so a
+grammar starts at the first output token and no output is parsed for ``<think>``.
+
+For a model with think markup, three prompt situations, told apart from the rendered prompt by
+:func:`reasoning_state`:
 
 - the generation prompt already opened ``<think>`` (e.g. DeepSeek-R1, Qwen3 thinking-2507): the
   output starts inside reasoning and ends it with ``</think>`` -> ``started=True``;
@@ -17,7 +22,7 @@ kwargs is authoritative: reasoning_effort never turns it back on.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 THINK_START = "<think>"
 THINK_END = "</think>"
@@ -32,8 +37,29 @@ class ReasoningState(NamedTuple):
     started: bool  # the output starts inside reasoning (prompt ends with an open <think>)
 
 
-def reasoning_state(prompt_text: str, enable_thinking: bool = True) -> ReasoningState:
-    """Classify a rendered prompt (see module docstring)."""
+def has_think_markup(tokenizer: Any) -> bool:
+    """Whether a model can write a think block: ``<think>`` and ``</think>`` are tokens of its
+    vocabulary, or its chat template writes them (an mlx-lm ``TokenizerWrapper`` or a Hugging
+    Face tokenizer)."""
+    tok = getattr(tokenizer, "_tokenizer", tokenizer)
+    try:
+        vocab = tok.get_vocab()
+    except (AttributeError, TypeError):
+        vocab = {}
+    if THINK_START in vocab and THINK_END in vocab:
+        return True
+    template = getattr(tok, "chat_template", None) or ""
+    if isinstance(template, dict):  # named templates
+        template = " ".join(str(t) for t in template.values())
+    return THINK_START in str(template) and THINK_END in str(template)
+
+
+def reasoning_state(prompt_text: str, enable_thinking: bool = True,
+                    think_markup: bool = True) -> ReasoningState:
+    """Classify a rendered prompt (see module docstring). ``think_markup``: the model has think
+    markup at all (:func:`has_think_markup`); without it nothing is expected."""
+    if not think_markup:
+        return ReasoningState(expected=False, started=False)
     if not enable_thinking:
         tail = prompt_text.rstrip()
         # Template opened thinking although it was disabled: still inside it.

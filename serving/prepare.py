@@ -205,7 +205,7 @@ async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
     kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
     prompt_text, prompt_tokens = await render_tokens(state, spec.messages, tools, kwargs,
                                                      warnings=spec.warnings)
-    reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs))
+    reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs), engine.think_markup)
     params = sampling_params(s, spec.sampling, prompt_tokens=len(prompt_tokens),
                              max_context=engine.max_context, logprobs=spec.logprobs,
                              top_logprobs=spec.top_logprobs)
@@ -236,7 +236,7 @@ async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
         tool_format=state.tool_format,
         parallel_tool_calls=spec.parallel_tool_calls,
         reasoning_started=reasoning.started,
-        parse_reasoning=not s.raw,
+        parse_reasoning=not s.raw and engine.think_markup,
         logprobs=spec.logprobs,
         headers=headers,
     )

@@ -6,6 +6,7 @@ import pytest
 
 from engine.output import OutputProcessor
 from engine.reasoning import (
+    has_think_markup,
     reasoning_state,
     resolve_template_kwargs,
     split_reasoning,
@@ -116,3 +117,28 @@ def test_explicit_enable_thinking_false_is_authoritative() -> None:
 def test_bad_effort() -> None:
     with pytest.raises(ValueError, match="reasoning_effort"):
         resolve_template_kwargs({}, None, "medium", False)
+
+
+class _Tok:
+    """A scripted tokenizer: only the vocabulary and the chat template matter here."""
+
+    def __init__(self, vocab: dict[str, int], chat_template: str | None) -> None:
+        self._vocab, self.chat_template = vocab, chat_template
+
+    def get_vocab(self) -> dict[str, int]:
+        return self._vocab
+
+
+def test_think_markup_comes_from_the_model() -> None:
+    chatml = ("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>"
+              "{% endfor %}")
+    assert not has_think_markup(_Tok({"<|im_start|>": 1, "<|im_end|>": 2}, chatml))
+    assert has_think_markup(_Tok({"<think>": 5, "</think>": 6}, chatml))
+    assert has_think_markup(_Tok({}, chatml + "{% if think %}<think>\n\n</think>{% endif %}"))
+    assert not has_think_markup(_Tok({"<think>": 5}, None))  # no way to close it
+
+
+def test_no_reasoning_expected_without_think_markup() -> None:
+    # a ChatML prompt of a model with no think markup: the output is content from token one
+    assert reasoning_state("<|im_start|>assistant\n", think_markup=False) == (False, False)
+    assert reasoning_state("<|im_start|>assistant\n") == (True, False)
