@@ -2,10 +2,12 @@
 versions pinned in package.json, headless, against a real `afm serve`, each working in a
 temporary folder. Every request of a session must be 2xx in the server's access log.
 
-On the real coder model (Qwen2.5-Coder-0.5B-Instruct, when it is on this machine and afm can
-serve GGUF files) the agents complete small file-editing tasks, checked on disk. Otherwise the
-sessions run on the project's random-weight model (with a 32k window, as agents' prompts need)
-and only the protocol is checked: every request the agent sends is accepted.
+On the real coder model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, cached by `afm fetch-models` /
+tools/setup.sh, or `AFM_CODER_GGUF`) the agents complete small file-editing tasks (create a file
+with given content; change one function), checked on disk; the prompts name the tool and spell
+the change out, as a 0.5B model does no planning. Without that file the sessions run on the
+project's random-weight model (with a 32k window, as agents' prompts need) and only the protocol
+is checked: every request the agent sends is accepted.
 
 Prompts are trimmed so a session fits the CI budget on two cores: Claude Code gets
 `--tools Write,Edit,Read` and a one-line `--system-prompt` (~1.5k prompt tokens instead of
@@ -34,9 +36,7 @@ pytestmark = pytest.mark.slow
 
 CLAUDE = ROOT / "node_modules" / ".bin" / "claude"
 CODEX = ROOT / "node_modules" / ".bin" / "codex"
-CODER_GGUF = Path(os.environ.get("AFM_CODER_GGUF",
-                                 "/work/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
-SESSION_TIMEOUT = 300.0
+SESSION_TIMEOUT = 420.0
 SYSTEM = ("You are a coding agent. Use the tools to create and edit files in the working "
           "directory. Be brief.")
 ACCESS = re.compile(r"afm\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) ")
@@ -45,13 +45,18 @@ if not (CLAUDE.exists() and CODEX.exists()):
     pytest.skip("the agents are not installed (npm ci)", allow_module_level=True)
 
 
-def _serves_gguf() -> bool:
-    """Whether this checkout's `afm serve` loads GGUF files (the real coder model)."""
-    return CODER_GGUF.is_file() and any(
-        "gguf" in p.name for p in (ROOT / "engine").glob("*.py"))
+def _coder_model() -> Path | None:
+    """The real coder model's GGUF file: `afm fetch-models` (tools/setup.sh) caches it;
+    `AFM_CODER_GGUF` names another copy."""
+    from afm.real_models import cached_path
+
+    named = os.environ.get("AFM_CODER_GGUF")
+    path = Path(named) if named else cached_path("qwen-0.5b")
+    return path if path is not None and path.is_file() else None
 
 
-REAL = _serves_gguf()
+CODER = _coder_model()
+REAL = CODER is not None
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +64,7 @@ def agent_server(live_server: Callable[..., LiveServer],
                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     flags = ("--temperature", "0", "--max-tokens", "512", "--concurrent", "2")
     if REAL:
-        yield live_server(*flags, model=CODER_GGUF)
+        yield live_server(*flags, model=CODER)
         return
     from modelbuilder import ensure_model
 
@@ -154,24 +159,34 @@ env_key = "AFM_KEY"
 
 
 AGENTS = {"claude": (claude, "/v1/messages"), "codex": (codex, "/v1/responses")}
-CREATE = ("Create a file named hello.py containing exactly this one line: print('hello')",
-          "hello.py", None, "print('hello')")
-EDIT = ("In calc.py, fix the function add so that it returns a + b.", "calc.py",
-        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
-        "return a + b")
+CALC = "def add(a, b):\n    return a * b\n\n\ndef sub(a, b):\n    return a - b\n"
+TASKS = {
+    # (prompt per agent, file, its content before, what it must contain after). The prompts
+    # name the tool and spell the change out: a 0.5B model does no planning.
+    "create": ({"claude": "Use the Write tool to create the file {work}/hello.py with this "
+                          "content: print('hello')",
+                "codex": "Call exec_command to run this shell command: "
+                         "printf \"print('hello')\\n\" > hello.py"},
+               "hello.py", None, "print('hello')"),
+    "edit": ({"claude": "Use the Read tool on {work}/calc.py, then use the Edit tool on it to "
+                        "replace 'return a * b' with 'return a + b'.",
+              "codex": "Call exec_command to run this shell command: "
+                       "sed -i 's/return a [*] b/return a + b/' calc.py"},
+             "calc.py", CALC, "def add(a, b):\n    return a + b"),
+}
 
 
-@pytest.mark.parametrize("task", [CREATE, EDIT], ids=["create", "edit"])
+@pytest.mark.parametrize("task", sorted(TASKS))
 @pytest.mark.parametrize("agent", sorted(AGENTS))
 def test_agent_session(agent_server: LiveServer, tmp_path: Path, agent: str,
-                       task: tuple[str, str, str | None, str]) -> None:
+                       task: str) -> None:
     run, surface = AGENTS[agent]
-    prompt, name, before, expected = task
+    prompts, name, before, expected = TASKS[task]
     work = tmp_path / "work"
     work.mkdir()
     if before is not None:
         (work / name).write_text(before)
-    session = run(agent_server, prompt, work, tmp_path / "home")
+    session = run(agent_server, prompts[agent].format(work=work), work, tmp_path / "home")
     print(f"{agent} {name}: {session.summary()}, exit {session.returncode}")
     assert session.requests, session.output[-2000:]
     assert any(r["path"] == surface for r in session.requests), session.requests
