@@ -2,12 +2,12 @@
 versions pinned in package.json, headless, against a real `afm serve`, each working in a
 temporary folder. Every request of a session must be 2xx in the server's access log.
 
-On the real coder model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, cached by `afm fetch-models` /
-tools/setup.sh, or `AFM_CODER_GGUF`) the agents complete small file-editing tasks (create a file
-with given content; change one function), checked on disk; the prompts name the tool and spell
-the change out, as a 0.5B model does no planning. Without that file the sessions run on the
-project's random-weight model (with a 32k window, as agents' prompts need) and only the protocol
-is checked: every request the agent sends is accepted.
+On the real coder model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, fetched by tools/setup.sh) the
+agents complete small file-editing tasks (create a file with given content; change one
+function), checked on disk; the prompts name the tool and spell the change out, as a 0.5B model
+does no planning. `AFM_AGENTS_MODEL=random` runs the same sessions on the project's
+random-weight model (a 32k window, as agents' prompts need) and checks only the protocol: every
+request the agent sends is accepted.
 
 Prompts are trimmed so a session fits the CI budget on two cores: Claude Code gets
 `--tools Write,Edit,Read` and a one-line `--system-prompt` (~1.5k prompt tokens instead of
@@ -31,12 +31,13 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, LiveServer
+from tests.real_models import real_model
 
 pytestmark = pytest.mark.slow
 
 CLAUDE = ROOT / "node_modules" / ".bin" / "claude"
 CODEX = ROOT / "node_modules" / ".bin" / "codex"
-SESSION_TIMEOUT = 420.0
+SESSION_TIMEOUT = 600.0
 SYSTEM = ("You are a coding agent. Use the tools to create and edit files in the working "
           "directory. Be brief.")
 ACCESS = re.compile(r"afm\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) ")
@@ -45,18 +46,8 @@ if not (CLAUDE.exists() and CODEX.exists()):
     pytest.skip("the agents are not installed (npm ci)", allow_module_level=True)
 
 
-def _coder_model() -> Path | None:
-    """The real coder model's GGUF file: `afm fetch-models` (tools/setup.sh) caches it;
-    `AFM_CODER_GGUF` names another copy."""
-    from afm.real_models import cached_path
-
-    named = os.environ.get("AFM_CODER_GGUF")
-    path = Path(named) if named else cached_path("qwen-0.5b")
-    return path if path is not None and path.is_file() else None
-
-
-CODER = _coder_model()
-REAL = CODER is not None
+REAL = os.environ.get("AFM_AGENTS_MODEL") != "random"
+"""`AFM_AGENTS_MODEL=random` runs the sessions on the random-weight model (protocol only)."""
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +55,7 @@ def agent_server(live_server: Callable[..., LiveServer],
                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     flags = ("--temperature", "0", "--max-tokens", "512", "--concurrent", "2")
     if REAL:
-        yield live_server(*flags, model=CODER)
+        yield live_server(*flags, model=real_model("qwen2.5-coder-0.5b"))
         return
     from modelbuilder import ensure_model
 
@@ -119,7 +110,7 @@ def claude(server: LiveServer, task: str, cwd: Path, home: Path) -> Session:
            "ANTHROPIC_MODEL": name, "ANTHROPIC_SMALL_FAST_MODEL": name,
            **{f"ANTHROPIC_DEFAULT_{tier}_MODEL": name for tier in ("HAIKU", "SONNET", "OPUS")},
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-           "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "512"}
+           "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "256"}
     tools = "Write,Edit,Read"
     cmd = [str(CLAUDE), "-p", task, "--output-format", "json", "--tools", tools,
            "--allowedTools", tools, "--permission-mode", "acceptEdits", "--system-prompt",
