@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +39,8 @@ pytestmark = pytest.mark.slow
 CLAUDE = ROOT / "node_modules" / ".bin" / "claude"
 CODEX = ROOT / "node_modules" / ".bin" / "codex"
 SESSION_TIMEOUT = 600.0
+PROTOCOL_TIMEOUT = 180.0
+"""A session checked for the protocol only is stopped after this long (the model may loop)."""
 SYSTEM = ("You are a coding agent. Use the tools to create and edit files in the working "
           "directory. Be brief.")
 ACCESS = re.compile(r"afm\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) ")
@@ -75,7 +78,7 @@ def agent_server(live_server: Callable[..., LiveServer],
 class Session:
     """One agent run: its exit status, output, the access-log lines it caused, its time."""
 
-    returncode: int
+    returncode: int | None
     output: str
     requests: list[dict[str, str]]
     seconds: float
@@ -88,23 +91,34 @@ def model_id(server: LiveServer) -> str:
     return str(httpx.get(server.url + "/v1/models").json()["data"][0]["id"])
 
 
-def run_agent(server: LiveServer, cmd: list[str], env: dict[str, str], cwd: Path) -> Session:
+def run_agent(server: LiveServer, cmd: list[str], env: dict[str, str], cwd: Path,
+              timeout: float) -> Session:
+    """Run the agent to its end, or stop its whole process group after ``timeout`` seconds
+    (returncode None): the requests it sent by then are what the session is judged on."""
     log = server.log_path
     start = log.stat().st_size
     began = time.monotonic()
     base = {k: os.environ[k] for k in ("PATH", "LANG", "TERM") if k in os.environ}
-    proc = subprocess.run(cmd, cwd=cwd, env={**base, **env}, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=SESSION_TIMEOUT)
+    proc = subprocess.Popen(cmd, cwd=cwd, env={**base, **env}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+        returncode: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        returncode = None
     seconds = time.monotonic() - began
     time.sleep(0.5)  # the access line follows the response's last byte
     with log.open("rb") as f:
         f.seek(start)
         lines = f.read().decode(errors="replace").splitlines()
     requests = [m.groupdict() for line in lines if (m := ACCESS.search(line))]
-    return Session(proc.returncode, proc.stdout + proc.stderr, requests, seconds)
+    return Session(returncode, output, requests, seconds)
 
 
-def claude(server: LiveServer, task: str, cwd: Path, home: Path) -> Session:
+def claude(server: LiveServer, task: str, cwd: Path, home: Path, timeout: float) -> Session:
     name = model_id(server)
     env = {"HOME": str(home), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "unused",
            "ANTHROPIC_MODEL": name, "ANTHROPIC_SMALL_FAST_MODEL": name,
@@ -116,10 +130,10 @@ def claude(server: LiveServer, task: str, cwd: Path, home: Path) -> Session:
            "--allowedTools", tools, "--permission-mode", "acceptEdits", "--system-prompt",
            SYSTEM, "--disable-slash-commands", "--strict-mcp-config",
            "--no-session-persistence"]
-    return run_agent(server, cmd, env, cwd)
+    return run_agent(server, cmd, env, cwd, timeout)
 
 
-def codex(server: LiveServer, task: str, cwd: Path, home: Path) -> Session:
+def codex(server: LiveServer, task: str, cwd: Path, home: Path, timeout: float) -> Session:
     home.mkdir(parents=True, exist_ok=True)
     (home / "instructions.md").write_text(
         "You are a coding agent. Run shell commands with exec_command to create and edit "
@@ -146,7 +160,7 @@ env_key = "AFM_KEY"
     env = {"HOME": str(home), "CODEX_HOME": str(home), "AFM_KEY": "unused"}
     cmd = [str(CODEX), "exec", "--skip-git-repo-check",
            "--dangerously-bypass-approvals-and-sandbox", "-C", str(cwd), task]
-    return run_agent(server, cmd, env, cwd)
+    return run_agent(server, cmd, env, cwd, timeout)
 
 
 AGENTS = {"claude": (claude, "/v1/messages"), "codex": (codex, "/v1/responses")}
@@ -182,7 +196,9 @@ def test_agent_session(agent_server: LiveServer, tmp_path: Path, agent: str,
     work.mkdir()
     if before is not None:
         (work / name).write_text(before)
-    session = run(agent_server, prompts[agent].format(work=work), work, tmp_path / "home")
+    timeout = SESSION_TIMEOUT if expected is not None else PROTOCOL_TIMEOUT
+    session = run(agent_server, prompts[agent].format(work=work), work, tmp_path / "home",
+                  timeout)
     print(f"{agent} {name}: {session.summary()}, exit {session.returncode}")
     assert session.requests, session.output[-2000:]
     assert any(r["path"] == surface for r in session.requests), session.requests
