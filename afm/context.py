@@ -1,5 +1,5 @@
 """Per-request context, readable anywhere below the middleware: the correlation id, the
-record the access log reports (model, tokens in/out), and the lease scope that ends a
+record the access log reports (model, tokens in/out, warnings), and the lease scope that ends a
 request's hold on its model."""
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class RequestRecord:
     model: str | None = None
     tokens_in: int | None = None
     tokens_out: int | None = None
+    warnings: list[str] | None = None
 
 
 request_record_var: ContextVar[RequestRecord | None] = ContextVar("afm_request_record",
@@ -51,6 +52,14 @@ def note_usage(model: str | None = None, tokens_in: int | None = None,
         record.tokens_in = (record.tokens_in or 0) + tokens_in
     if tokens_out is not None:
         record.tokens_out = (record.tokens_out or 0) + tokens_out
+
+
+def note_warnings(warnings: list[str]) -> None:
+    """Add what the server left out of the current request (the access log reports it)."""
+    record = request_record_var.get()
+    if record is None or not warnings:
+        return
+    record.warnings = [*(record.warnings or []), *warnings]
 
 
 _scope_ends: ContextVar[list[Callable[[], None]] | None] = ContextVar("afm_scope_ends",

@@ -1,6 +1,7 @@
 """Logging: every line as text or as one JSON object (`--log-format`), and the access log, one
 line per request once its response has ended (streams included): method, path, status,
-duration, request id, model and tokens in/out where a generation or embedding ran."""
+duration, request id, model and tokens in/out where a generation or embedding ran, and what the
+server left out of the request (the `X-AFM-Warnings` text) where it left something out."""
 
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ def access_fields(scope: Scope, status: int, started: float,
         "model": record.model,
         "tokens_in": record.tokens_in,
         "tokens_out": record.tokens_out,
+        "warnings": "; ".join(record.warnings) if record.warnings else None,
     }
 
 
@@ -70,6 +72,8 @@ def access_text(fields: dict[str, Any]) -> str:
         text += f" in={fields['tokens_in']}"
     if fields["tokens_out"] is not None:
         text += f" out={fields['tokens_out']}"
+    if fields["warnings"] is not None:
+        text += f" warnings={json.dumps(fields['warnings'])}"
     return text
 
 

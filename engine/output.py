@@ -289,7 +289,7 @@ class OutputProcessor:
             if self.format.opens_bare(self.buf):
                 self.state = "tool"
                 return
-            if not self.buf.strip() and not final:
+            if not final and (not self.buf.strip() or self.format.may_open_bare(self.buf)):
                 return
         start = self.format.find_start(self.buf)
         if start != -1:

@@ -46,6 +46,8 @@ def parse_tool_calls(
     pos = 0
     if form.opens_bare(text):
         got = form.parse_bare(text)
+        if got is None and form.find_start(text) == -1:
+            got = form.parse_block(text, tools)  # a whole-output call without its markers
         if got is not None:
             return None, got
     while True:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Base64Str, BaseModel, Field, RootModel
+from pydantic import Base64Str, BaseModel, ConfigDict, Field, RootModel
 from typing_extensions import TypeAliasType
 
 
@@ -137,25 +137,23 @@ class Type(StrEnum):
     EMBEDDING = 'embedding'
 
 
-class Model(BaseModel):
-    id: str
-    object: Literal['model']
-    created: int
-    owned_by: str
-    max_context_length: int | None = None
-    type: Type | None = None
+class ModelCapabilities(BaseModel):
     """
-    What the model serves.
-    """
-    loaded: bool | None = None
-    """
-    AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+    AFM extension. What a loaded chat model can do (null until it is loaded).
     """
 
-
-class ModelList(BaseModel):
-    object: Literal['list']
-    data: list[Model]
+    tools: bool
+    """
+    Its chat template renders tools (tool calls are parsed).
+    """
+    reasoning: bool
+    """
+    Its chat template has thinking controls or think markup.
+    """
+    vision: bool
+    """
+    It takes image input (always false here).
+    """
 
 
 class Stop(RootModel[list[str]]):
@@ -1068,8 +1066,13 @@ class MessagesCountTokensResponse(BaseModel):
 
 
 class Role1(StrEnum):
+    """
+    `system` turns (Claude Code sends them) are rendered as system turns.
+    """
+
     USER = 'user'
     ASSISTANT = 'assistant'
+    SYSTEM = 'system'
 
 
 class Ttl(StrEnum):
@@ -1114,6 +1117,15 @@ class MessagesThinkingBlockParam(BaseModel):
     signature: str | None = None
 
 
+class MessagesToolReferenceBlockParam(BaseModel):
+    """
+    A deferred tool a tool search found; from this turn on the tool is in the prompt.
+    """
+
+    type: Literal['tool_reference']
+    tool_name: str
+
+
 class MessagesRedactedThinkingBlockParam(BaseModel):
     """
     Accepted and dropped (this server never redacts).
@@ -1150,7 +1162,7 @@ class MessagesTool(BaseModel):
     """
     A client tool: `name`, `description` and the JSON Schema of its `input` (required for
     client tools). Anthropic server tools (a `type` other than `custom`, such as
-    `web_search_20250305`) get 400 naming the type.
+    `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
 
     """
 
@@ -1165,6 +1177,10 @@ class MessagesTool(BaseModel):
     input_schema: dict[str, Any] | None = None
     """
     JSON Schema of the tool's `input` object; enforced when the tool is forced.
+    """
+    defer_loading: bool | None = None
+    """
+    Kept out of the prompt until a `tool_reference` block names the tool.
     """
     cache_control: MessagesCacheControl | None = None
 
@@ -1224,14 +1240,55 @@ class Display(StrEnum):
 class MessagesThinkingConfig(BaseModel):
     """
     `enabled`, `adaptive` and `between_tools` turn the model's reasoning on (the chat
-    template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
-    enforced. `disabled` turns it off.
+    template's `enable_thinking`); `budget_tokens` is accepted but not enforced. `disabled`
+    turns it off. `display: omitted` returns thinking blocks with empty `thinking` and the
+    reasoning sealed in `signature` (read back when the block is sent again).
 
     """
 
     type: Type4
     budget_tokens: Annotated[int | None, Field(ge=1)] = None
     display: Display | None = None
+
+
+class EffortEnum(StrEnum):
+    LOW = 'low'
+    MEDIUM = 'medium'
+    HIGH = 'high'
+    XHIGH = 'xhigh'
+    MAX = 'max'
+
+
+class Effort(RootModel[EffortEnum | None]):
+    root: EffortEnum | None = None
+
+
+class MessagesOutputConfig(BaseModel):
+    """
+    Output settings; `effort` maps to the template's reasoning effort.
+    """
+
+    effort: Effort | None = None
+
+
+class Keep(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    type: str | None = None
+    value: Annotated[int | None, Field(ge=0)] = None
+
+
+class MessagesContextEdit(BaseModel):
+    """
+    `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+    turns (`keep`: `all`, or `{type: thinking_turns, value: N}`; default 1). Other edit types
+    (`clear_tool_uses_20250919`, ...) are accepted and reported as not applied.
+
+    """
+
+    type: str
+    keep: Literal['all'] | Keep | None = None
 
 
 class MessagesMetadata(BaseModel):
@@ -1268,9 +1325,12 @@ class MessagesTextBlock(BaseModel):
 class MessagesThinkingBlock(BaseModel):
     type: Literal['thinking']
     thinking: str
+    """
+    The reasoning; empty with `thinking.display: omitted`.
+    """
     signature: str
     """
-    Empty (local reasoning is not signed).
+    The reasoning sealed by this server (read back when the block is sent again).
     """
 
 
@@ -1328,6 +1388,15 @@ class MessagesInputJsonDelta(BaseModel):
 class MessagesThinkingDelta(BaseModel):
     type: Literal['thinking_delta']
     thinking: str
+
+
+class MessagesSignatureDelta(BaseModel):
+    """
+    A thinking block's `signature` (the reasoning sealed by this server), sent just before the block stops.
+    """
+
+    type: Literal['signature_delta']
+    signature: str
 
 
 class MessagesContentBlockStopEvent(BaseModel):
@@ -1422,13 +1491,20 @@ class ResponseContentPart(BaseModel):
 
 class ResponseTool(BaseModel):
     """
-    A function tool (`name`, `parameters`, `strict`). Other types get 400 naming the type.
+    A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
+    `description`, `tools`: function tools). Other types are left out of the prompt and
+    reported in `X-AFM-Warnings`.
+
     """
 
     type: str
     name: Annotated[
         str | None, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
     ] = None
+    tools: list[dict[str, Any]] | None = None
+    """
+    A namespace's function tools.
+    """
     description: str | None = None
     parameters: dict[str, Any] | None = None
     """
@@ -1483,7 +1559,7 @@ class ResponseTextFormat(BaseModel):
     strict: bool | None = None
 
 
-class EffortEnum(StrEnum):
+class Effort1Enum(StrEnum):
     """
     Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
     """
@@ -1496,15 +1572,15 @@ class EffortEnum(StrEnum):
     MAX = 'max'
 
 
-class Effort(RootModel[EffortEnum | None]):
-    root: EffortEnum | None = None
+class Effort1(RootModel[Effort1Enum | None]):
+    root: Effort1Enum | None = None
     """
     Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
     """
 
 
 class ResponseReasoningConfig(BaseModel):
-    effort: Effort | None = None
+    effort: Effort1 | None = None
     """
     Mapped to the chat template's thinking controls, as `reasoning_effort` in chat.
     """
@@ -1586,6 +1662,10 @@ class ResponseFunctionCall(BaseModel):
     id: str
     call_id: str
     name: str
+    namespace: str | None = None
+    """
+    The namespace tool the function belongs to (absent for a plain function tool).
+    """
     arguments: str
     """
     The arguments as a JSON string.
@@ -1623,6 +1703,7 @@ class ResponseStoredInputItem(BaseModel):
     content: list[ResponseContentPart] | None = None
     call_id: str | None = None
     name: str | None = None
+    namespace: str | None = None
     arguments: str | None = None
     output: str | None = None
     summary: list[ResponseContentPart] | None = None
@@ -1768,6 +1849,31 @@ class CpuWeights(BaseModel):
     """
 
 
+class Model(BaseModel):
+    id: str
+    object: Literal['model']
+    created: int
+    owned_by: str
+    max_context_length: int | None = None
+    """
+    The context window in tokens (prompt plus output); null for a chat model not loaded yet. A request whose prompt does not fit gets 400 `context_length_exceeded`; its output limit is clipped to the room the prompt leaves.
+    """
+    type: Type | None = None
+    """
+    What the model serves.
+    """
+    capabilities: ModelCapabilities | None = None
+    loaded: bool | None = None
+    """
+    AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+    """
+
+
+class ModelList(BaseModel):
+    object: Literal['list']
+    data: list[Model]
+
+
 class ContentPart(RootModel[TextContentPart | ImageContentPart | AudioContentPart]):
     root: Annotated[
         TextContentPart | ImageContentPart | AudioContentPart,
@@ -1858,7 +1964,13 @@ class MessagesToolResultBlockParam(BaseModel):
     type: Literal['tool_result']
     tool_use_id: str
     content: (
-        str | list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | None
+        str
+        | list[
+            MessagesTextBlockParam
+            | MessagesToolReferenceBlockParam
+            | MessagesUnsupportedBlockParam
+        ]
+        | None
     ) = None
     """
     Text, or text blocks (other block types get 400 naming the type).
@@ -1893,6 +2005,14 @@ class MessagesToolChoice(
     """
 
 
+class MessagesContextManagement(BaseModel):
+    """
+    Context edits applied to the conversation before it is rendered.
+    """
+
+    edits: list[MessagesContextEdit] | None = None
+
+
 class MessagesContentBlock(
     RootModel[MessagesTextBlock | MessagesThinkingBlock | MessagesToolUseBlock]
 ):
@@ -1909,17 +2029,28 @@ class MessagesContentBlockStartEvent(BaseModel):
 
 
 class MessagesBlockDelta(
-    RootModel[MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta]
+    RootModel[
+        MessagesTextDelta
+        | MessagesInputJsonDelta
+        | MessagesThinkingDelta
+        | MessagesSignatureDelta
+    ]
 ):
-    root: MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta
+    root: (
+        MessagesTextDelta
+        | MessagesInputJsonDelta
+        | MessagesThinkingDelta
+        | MessagesSignatureDelta
+    )
 
 
 class ResponseInputItem(BaseModel):
     """
     An input item: `message` (the default when `role` is given; `content` a string or
     `input_text` / `output_text` parts; roles user, assistant, system, developer),
-    `function_call` (`call_id`, `name`, `arguments`), `function_call_output` (`call_id`,
-    `output`) or `reasoning` (`content` / `summary` text). Other types get 400.
+    `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
+    function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
+    `summary` text, or `encrypted_content` this server sealed). Other types get 400.
 
     """
 
@@ -1930,6 +2061,7 @@ class ResponseInputItem(BaseModel):
     content: str | list[ResponseContentPart] | None = None
     call_id: str | None = None
     name: str | None = None
+    namespace: str | None = None
     arguments: str | None = None
     output: str | list[ResponseContentPart] | None = None
     summary: list[ResponseContentPart] | None = None
@@ -1970,6 +2102,10 @@ class ResponseReasoningItem(BaseModel):
     status: Status3 | None = None
     summary: Annotated[list[dict[str, Any]], Field(max_length=0)]
     content: list[ResponseReasoningText] | None = None
+    encrypted_content: str | None = None
+    """
+    The reasoning sealed by this server; present when `include` asks for `reasoning.encrypted_content`.
+    """
 
 
 class ResponseInputItemList(BaseModel):
@@ -2272,7 +2408,7 @@ class CreateResponseRequest(BaseModel):
     """
     tools: list[ResponseTool] | None = None
     """
-    Function tools. Other tool types get 400 naming the type.
+    Function and namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
     """
     tool_choice: ResponseToolChoice | None = None
     parallel_tool_calls: bool | None = None
@@ -2320,7 +2456,15 @@ class CreateResponseRequest(BaseModel):
     """
     include: list[str] | None = None
     """
-    Accepted for client compatibility; nothing extra is included.
+    `reasoning.encrypted_content` adds `encrypted_content` to reasoning items (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
+    """
+    prompt_cache_key: str | None = None
+    """
+    Accepted for client compatibility (the prefix cache needs no key).
+    """
+    client_metadata: dict[str, Any] | None = None
+    """
+    Accepted and ignored (Codex sends its turn metadata here).
     """
 
 
@@ -2439,6 +2583,9 @@ class CompletionChunk(BaseModel):
 
 class MessagesMessageParam(BaseModel):
     role: Role1
+    """
+    `system` turns (Claude Code sends them) are rendered as system turns.
+    """
     content: str | list[MessagesContentBlockParam]
     """
     Text, or content blocks.
@@ -2574,8 +2721,8 @@ class CountTokensRequest(BaseModel):
 
 class MessagesRequest(BaseModel):
     """
-    An Anthropic Messages request. Unknown fields (`service_tier`, `container`,
-    `context_management`, ...) are accepted and ignored.
+    An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
+    accepted and ignored.
 
     """
 
@@ -2608,6 +2755,8 @@ class MessagesRequest(BaseModel):
     tools: list[MessagesTool] | None = None
     tool_choice: MessagesToolChoice | None = None
     thinking: MessagesThinkingConfig | None = None
+    output_config: MessagesOutputConfig | None = None
+    context_management: MessagesContextManagement | None = None
     metadata: MessagesMetadata | None = None
     stream: bool | None = None
     """
@@ -2630,6 +2779,8 @@ class MessagesCountTokensRequest(BaseModel):
     tools: list[MessagesTool] | None = None
     tool_choice: MessagesToolChoice | None = None
     thinking: MessagesThinkingConfig | None = None
+    output_config: MessagesOutputConfig | None = None
+    context_management: MessagesContextManagement | None = None
 
 
 class ResponseStreamEvent(

@@ -6,8 +6,9 @@ from starlette.responses import Response
 
 from afm.errors import NotFound
 from afm.state import AppState, get_state
-from generated.models import Model, ModelList
+from generated.models import Model, ModelCapabilities, ModelList
 from handlers.replies import json_response
+from serving.capabilities import capabilities
 
 
 def _models(state: AppState) -> list[Model]:
@@ -18,7 +19,9 @@ def _models(state: AppState) -> list[Model]:
             loaded = state.pool.loaded(entry.id)
             models.append(Model(id=entry.id, object="model", created=state.started_at,
                                 owned_by="afm", type="chat", loaded=loaded is not None,
-                                max_context_length=loaded.engine.max_context if loaded else None))
+                                max_context_length=loaded.engine.max_context if loaded else None,
+                                capabilities=ModelCapabilities(**capabilities(loaded.engine))
+                                if loaded else None))
     for model_id in state.embedding_ids:
         models.append(Model(id=model_id, object="model", created=state.started_at,
                             owned_by="afm", max_context_length=None, type="embedding",

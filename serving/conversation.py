@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from afm.errors import InvalidRequest
 from serving import ids
 from serving.prepare import ChatSpec, normalise_messages, template_kwargs
+from serving.response_output import call_name
+from serving.sealed import unseal
 from serving.values import plain
 
 if TYPE_CHECKING:
@@ -56,7 +58,8 @@ def _parts_text(parts: Any, where: str) -> str:
     return "".join(texts)
 
 
-def _stored(item: dict[str, Any], i: int) -> dict[str, Any]:
+def _stored(item: dict[str, Any], i: int, secret: bytes | None,
+            warnings: list[str]) -> dict[str, Any]:
     """One input item, checked, in its stored shape (with an id)."""
     where = f"input[{i}]"
     kind = item.get("type") or ("message" if "role" in item else None)
@@ -80,6 +83,8 @@ def _stored(item: dict[str, Any], i: int) -> dict[str, Any]:
                                      param=f"{where}.{key}")
         out.update(call_id=item["call_id"], name=item["name"],
                    arguments=item.get("arguments") or "{}", status="completed")
+        if item.get("namespace"):
+            out["namespace"] = item["namespace"]
     elif kind == "function_call_output":
         if not item.get("call_id"):
             raise InvalidRequest(f"{where} (function_call_output) needs 'call_id'",
@@ -89,19 +94,29 @@ def _stored(item: dict[str, Any], i: int) -> dict[str, Any]:
     else:
         text = _parts_text(item.get("content"), f"{where}.content")
         summary = _parts_text(item.get("summary"), f"{where}.summary")
+        if not text and item.get("encrypted_content"):
+            opened = unseal(secret, item["encrypted_content"]) if secret else None
+            if opened is None:
+                warnings.append(f"{where}.encrypted_content left out: not sealed by this server "
+                                "(or its data directory's key changed)")
+            text = opened or ""
         out.update(summary=[{"type": "summary_text", "text": summary}] if summary else [],
                    content=[{"type": "reasoning_text", "text": text}] if text else [])
     return out
 
 
-def input_items(value: Any) -> list[dict[str, Any]]:
-    """The request's `input` as checked items in their stored shape."""
+def input_items(value: Any, secret: bytes | None = None,
+                warnings: list[str] | None = None) -> list[dict[str, Any]]:
+    """The request's `input` as checked items in their stored shape; reasoning
+    `encrypted_content` is opened with ``secret`` (what cannot be is noted in ``warnings``)."""
     value = plain(getattr(value, "root", value))
     if value is None:
         return []
     if isinstance(value, str):
         value = [{"type": "message", "role": "user", "content": value}]
-    return [_stored(item, i) for i, item in enumerate(value)]
+    notes = warnings if warnings is not None else []
+    return [_stored(item, i, secret, notes) for i, item in enumerate(value)]
+
 
 
 def item_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -123,7 +138,7 @@ def item_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
                        "tool_call_id": item["call_id"]}
         else:
             call = {"id": item["call_id"], "type": "function",
-                    "function": {"name": item["name"], "arguments": item["arguments"]}}
+                    "function": {"name": call_name(item), "arguments": item["arguments"]}}
             last = out[-1] if out else None
             if last is not None and last["role"] == "assistant" and not reasoning:
                 last.setdefault("tool_calls", []).append(call)

@@ -3,24 +3,29 @@
 
 Blocks map onto the template messages chat uses: `text` blocks join into content, `tool_use`
 blocks become an assistant's tool calls, `tool_result` blocks become `tool` messages (before the
-turn's text), `thinking` blocks become `reasoning_content`. `thinking` enabled/disabled sets the
-template's `enable_thinking`; `tool_choice` any/tool become chat's `required`/named choices, so
-the grammar engine enforces them as it does for chat.
+turn's text), `thinking` blocks become `reasoning_content` (an empty one is read back from the
+`signature` this server sealed), `system` turns stay system turns in place. `thinking`
+enabled/adaptive/disabled sets the template's `enable_thinking`, `output_config.effort` its
+reasoning effort; `context_management` clear_thinking edits drop older thinking; server tools
+are left out and reported (X-AFM-Warnings); `tool_choice` any/tool become chat's
+`required`/named choices, so the grammar engine enforces them as it does for chat.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from afm.errors import InvalidRequest
 from engine.output import FinalOutput
 from engine.types import GenerationEvent, GenerationStats
 from generated.models import MessagesCountTokensRequest, MessagesRequest
-from serving import ids
+from serving import ids, sealed
 from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
 from serving.run import generate_all
 from serving.sampling import SamplingFields
+from serving.sealed import seal, unseal
 from serving.values import plain
 
 if TYPE_CHECKING:
@@ -62,16 +67,50 @@ def system_prompt(system: Any) -> str | None:
     return _texts(system, "system")
 
 
-def _tool_result(block: Any, where: str) -> dict[str, Any]:
+@dataclass
+class _Context:
+    """What translating the turns needs and finds: the sealing key (thinking signatures),
+    how many assistant turns keep their thinking (None: all), the deferred tools that
+    `tool_reference` blocks loaded, and what was left out."""
+
+    secret: bytes | None = None
+    keep_thinking: int | None = None
+    assistant_turns: int = 0
+    referenced: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _tool_result(block: Any, where: str, ctx: _Context) -> dict[str, Any]:
     content = _root(block.content)
-    text = content if isinstance(content, str | None) else _texts(content, f"{where}.content")
-    text = text or ""
+    if isinstance(content, str | None):
+        text = content or ""
+    else:
+        texts = []
+        for j, part in enumerate(content):
+            part = _root(part)
+            if plain(part.type) == "tool_reference":
+                ctx.referenced.add(part.tool_name)
+                texts.append(f"Tool loaded: {part.tool_name}")
+            elif plain(part.type) == "text":
+                texts.append(part.text)
+            else:
+                raise _unsupported(plain(part.type), f"{where}.content[{j}]")
+        text = BLOCK_SEPARATOR.join(texts)
     if block.is_error:
         text = f"Error: {text}"
     return {"role": "tool", "tool_call_id": block.tool_use_id, "content": text}
 
 
-def _turn(i: int, role: str, blocks: list[Any]) -> list[dict[str, Any]]:
+def _thinking_text(block: Any, ctx: _Context) -> str:
+    """A thinking block's text: as sent, or (empty, as `display: omitted` returns it) read back
+    from the signature this server sealed."""
+    if block.thinking:
+        return block.thinking
+    return (unseal(ctx.secret, block.signature) if ctx.secret else None) or ""
+
+
+def _turn(i: int, role: str, blocks: list[Any], ctx: _Context,
+          keep_thinking: bool) -> list[dict[str, Any]]:
     """One Anthropic turn of blocks as template messages."""
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -80,7 +119,7 @@ def _turn(i: int, role: str, blocks: list[Any]) -> list[dict[str, Any]]:
     for j, block in enumerate(blocks):
         block, where = _root(block), f"messages[{i}].content[{j}]"
         kind = plain(block.type)
-        allowed = {"user": ("text", "tool_result"),
+        allowed = {"user": ("text", "tool_result"), "system": ("text",),
                    "assistant": ("text", "tool_use", "thinking", "redacted_thinking")}[role]
         if kind not in allowed and kind in ("text", "tool_use", "tool_result", "thinking",
                                             "redacted_thinking"):
@@ -93,47 +132,84 @@ def _turn(i: int, role: str, blocks: list[Any]) -> list[dict[str, Any]]:
                           "function": {"name": block.name,
                                        "arguments": json.dumps(plain(block.input))}})
         elif kind == "tool_result":
-            results.append(_tool_result(block, where))
+            results.append(_tool_result(block, where, ctx))
         elif kind == "thinking":
-            thinking.append(block.thinking)
+            if keep_thinking:
+                thinking.append(_thinking_text(block, ctx))
         elif kind != "redacted_thinking":
             raise _unsupported(kind, where)
     text = BLOCK_SEPARATOR.join(texts)
+    if role == "system":
+        return [{"role": "system", "content": text}]
     if role == "user":
         return [*results, {"role": "user", "content": text}] if texts or not results \
             else results
     item: dict[str, Any] = {"role": "assistant", "content": text if texts or not calls else None}
     if calls:
         item["tool_calls"] = calls
+    thinking = [t for t in thinking if t]
     if thinking:
         item["reasoning_content"] = BLOCK_SEPARATOR.join(thinking)
     return [item]
 
 
-def template_messages(system: Any, messages: list[Any]) -> list[dict[str, Any]]:
-    """The system prompt and the turns, in the shape chat templates take."""
+def template_messages(system: Any, messages: list[Any],
+                      ctx: _Context | None = None) -> list[dict[str, Any]]:
+    """The system prompt and the turns (`system` turns in place), in the shape chat templates
+    take."""
+    ctx = ctx or _Context()
     out: list[dict[str, Any]] = []
     prompt = system_prompt(system)
     if prompt:
         out.append({"role": "system", "content": prompt})
+    assistants = sum(plain(m.role) == "assistant" for m in messages)
+    seen = 0
     for i, message in enumerate(messages):
         role, content = plain(message.role), _root(message.content)
+        keep = True
+        if role == "assistant":
+            seen += 1
+            keep = ctx.keep_thinking is None or assistants - seen < ctx.keep_thinking
         if isinstance(content, str):
             out.append({"role": role, "content": content})
         else:
-            out.extend(_turn(i, role, content))
+            out.extend(_turn(i, role, content, ctx, keep))
     return out
 
 
-def function_tools(tools: list[Any] | None) -> list[dict[str, Any]] | None:
-    """Client tools as OpenAI function tools; server tools are a 400 naming their type."""
+def context_edits(management: Any, ctx: _Context) -> None:
+    """Apply `context_management.edits`: clear_thinking sets how many assistant turns keep
+    their thinking; other edits are reported as not applied."""
+    edits = (management.edits or []) if management is not None else []
+    for k, edit in enumerate(edits):
+        kind = edit.type
+        if kind.startswith("clear_thinking"):
+            keep = plain(_root(edit.keep))
+            if keep == "all":
+                ctx.keep_thinking = None
+            elif isinstance(keep, dict) and isinstance(keep.get("value"), int):
+                ctx.keep_thinking = keep["value"]
+            else:
+                ctx.keep_thinking = 1
+        else:
+            ctx.warnings.append(f"context_management.edits[{k}] ({kind}) not applied: this "
+                                "server applies clear_thinking edits only")
+
+
+def function_tools(tools: list[Any] | None,
+                   ctx: _Context | None = None) -> list[dict[str, Any]] | None:
+    """Client tools as OpenAI function tools. Server tools are left out (reported); deferred
+    tools only join once a tool_reference loaded them."""
+    ctx = ctx or _Context()
     out = []
     for k, tool in enumerate(tools or []):
         kind = plain(tool.type)
         if kind not in (None, "custom"):
-            raise InvalidRequest(f"tools[{k}] is a '{kind}' server tool, which this server does "
-                                 "not run; send client tools (name, input_schema)",
-                                 param=f"tools[{k}].type")
+            ctx.warnings.append(f"tools[{k}] ({kind}) left out: an Anthropic server tool, "
+                                "which this server does not run")
+            continue
+        if tool.defer_loading and tool.name not in ctx.referenced:
+            continue
         if tool.input_schema is None:
             raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
                                  param=f"tools[{k}].input_schema")
@@ -159,22 +235,38 @@ def tool_choice(choice: Any) -> tuple[str | dict[str, Any] | None, bool]:
 
 
 def thinking_kwargs(thinking: Any) -> dict[str, Any] | None:
-    """`thinking` as chat-template kwargs (None: the server's default applies)."""
+    """`thinking` as chat-template kwargs (None: the server's default applies): `disabled`
+    turns thinking off, `enabled` / `adaptive` / `between_tools` on."""
     if thinking is None:
         return None
     return {"enable_thinking": plain(thinking.type) != "disabled"}
 
 
-def _shape(req: MessagesRequest | MessagesCountTokensRequest) -> ChatSpec:
+def omits_thinking(req: MessagesRequest) -> bool:
+    """`thinking.display: omitted`: thinking blocks come back empty, sealed in `signature`."""
+    return req.thinking is not None and plain(req.thinking.display) == "omitted"
+
+
+def _effort(req: MessagesRequest | MessagesCountTokensRequest) -> str | None:
+    config = req.output_config
+    return plain(config.effort) if config is not None else None
+
+
+def _shape(req: MessagesRequest | MessagesCountTokensRequest,
+           secret: bytes | None = None) -> ChatSpec:
     choice, parallel = tool_choice(req.tool_choice)
-    return ChatSpec(messages=template_messages(req.system, req.messages),
-                    tools=function_tools(req.tools), tool_choice=choice,
-                    parallel_tool_calls=parallel, template_kwargs=thinking_kwargs(req.thinking))
+    ctx = _Context(secret=secret)
+    context_edits(req.context_management, ctx)
+    turns = template_messages(req.system, req.messages, ctx)
+    return ChatSpec(messages=turns, tools=function_tools(req.tools, ctx), tool_choice=choice,
+                    parallel_tool_calls=parallel, template_kwargs=thinking_kwargs(req.thinking),
+                    reasoning_effort=_effort(req), warnings=ctx.warnings)
 
 
-def to_spec(req: MessagesRequest) -> ChatSpec:
-    """The translator: a Messages request in engine terms."""
-    spec = _shape(req)
+def to_spec(req: MessagesRequest, secret: bytes | None = None) -> ChatSpec:
+    """The translator: a Messages request in engine terms (``secret`` reads back thinking
+    signatures this server sealed)."""
+    spec = _shape(req, secret)
     spec.sampling = SamplingFields(temperature=req.temperature, top_p=req.top_p,
                                    top_k=req.top_k, seed=req.seed, max_tokens=req.max_tokens,
                                    stop=tuple(req.stop_sequences or ()))
@@ -186,7 +278,7 @@ async def count_tokens(state: AppState, req: MessagesCountTokensRequest) -> dict
     from serving.tokens import tokenizer_engine
 
     tokenizer_engine(state)
-    spec = _shape(req)
+    spec = _shape(req, sealed.key(state))
     kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
     _, tokens = await render_tokens(state, spec.messages, spec.active_tools, kwargs)
     return {"input_tokens": len(tokens)}
@@ -242,11 +334,15 @@ def message(state: AppState, content: list[dict[str, Any]], reason: str | None,
             "stop_sequence": stop, "usage": use}
 
 
-def content_blocks(final: FinalOutput) -> list[dict[str, Any]]:
-    """thinking, text and tool_use blocks, in that order."""
+def content_blocks(final: FinalOutput, secret: bytes, omit_thinking: bool = False
+                   ) -> list[dict[str, Any]]:
+    """thinking (its text sealed in `signature`; empty when omitted), text and tool_use
+    blocks, in that order."""
     blocks: list[dict[str, Any]] = []
     if final.reasoning_content:
-        blocks.append({"type": "thinking", "thinking": final.reasoning_content, "signature": ""})
+        text = final.reasoning_content
+        blocks.append({"type": "thinking", "thinking": "" if omit_thinking else text,
+                       "signature": seal(secret, text)})
     if final.content:
         blocks.append({"type": "text", "text": final.content})
     blocks += [{"type": "tool_use", "id": tool_use_id(c.id), "name": c.name,
@@ -254,7 +350,8 @@ def content_blocks(final: FinalOutput) -> list[dict[str, Any]]:
     return blocks
 
 
-async def complete(state: AppState, p: Prepared) -> dict[str, Any]:
+async def complete(state: AppState, p: Prepared, omit_thinking: bool = False
+                   ) -> dict[str, Any]:
     """Run a Messages request to the end and shape the `message` object."""
     engine = state.require_engine()
     done = await generate_all(engine, p.request, state.settings.queue_timeout)
@@ -262,4 +359,5 @@ async def complete(state: AppState, p: Prepared) -> dict[str, Any]:
     parser.feed(done.text)
     final = parser.finish(truncated=done.finish_reason == "length")
     reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
-    return message(state, content_blocks(final), reason, stop, usage(done.stats))
+    return message(state, content_blocks(final, sealed.key(state), omit_thinking), reason, stop,
+                   usage(done.stats))

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from afm.context import current_request_id
 from engine.output import Delta
 from engine.types import GenerationStats
+from serving import sealed
 from serving.messages import message, stop_reason, tool_use_id, usage
 from serving.prepare import Prepared
 from serving.run import OpenedGeneration, Step
+from serving.sealed import seal
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -30,12 +32,13 @@ def error_event(text: str, type: str = "api_error") -> dict[str, Any]:
             "request_id": current_request_id()}
 
 
-async def stream(state: AppState, p: Prepared) -> AsyncIterator[dict[str, Any]]:
+async def stream(state: AppState, p: Prepared, omit_thinking: bool = False
+                 ) -> AsyncIterator[dict[str, Any]]:
     """Admit the request (529/503 surface here, before any output), then return the named
     stream events; a failure after that becomes an `error` event."""
     opened = await OpenedGeneration.open(state.require_engine(), p.request,
                                          state.settings.queue_timeout, p.output_parser())
-    return _events(state, p, opened)
+    return _events(state, p, opened, _Blocks(sealed.key(state), omit_thinking))
 
 
 async def with_pings(steps: AsyncIterator[Step], every: float) -> AsyncIterator[Step | None]:
@@ -62,12 +65,17 @@ async def with_pings(steps: AsyncIterator[Step], every: float) -> AsyncIterator[
 
 
 class _Blocks:
-    """Turns output deltas into content_block_start / _delta / _stop events."""
+    """Turns output deltas into content_block_start / _delta / _stop events; a thinking block
+    ends with a `signature_delta` sealing its text (its `thinking_delta`s are left out when
+    thinking is omitted)."""
 
-    def __init__(self) -> None:
+    def __init__(self, secret: bytes, omit_thinking: bool = False) -> None:
         self.index = -1
         self.kind: str | None = None
         self.has_calls = False
+        self.secret = secret
+        self.omit_thinking = omit_thinking
+        self.thinking: list[str] = []
 
     def _open(self, block: dict[str, Any]) -> list[dict[str, Any]]:
         events = self.close()
@@ -82,16 +90,23 @@ class _Blocks:
     def close(self) -> list[dict[str, Any]]:
         if self.kind is None:
             return []
+        events = []
+        if self.kind == "thinking":
+            events.append(self._delta({"type": "signature_delta",
+                                       "signature": seal(self.secret, "".join(self.thinking))}))
+            self.thinking = []
         self.kind = None
-        return [{"type": "content_block_stop", "index": self.index}]
+        return [*events, {"type": "content_block_stop", "index": self.index}]
 
     def feed(self, delta: Delta) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if delta.reasoning_content is not None:
             if self.kind != "thinking":
                 out += self._open({"type": "thinking", "thinking": "", "signature": ""})
-            out.append(self._delta({"type": "thinking_delta",
-                                    "thinking": delta.reasoning_content}))
+            self.thinking.append(delta.reasoning_content)
+            if not self.omit_thinking:
+                out.append(self._delta({"type": "thinking_delta",
+                                        "thinking": delta.reasoning_content}))
         if delta.content is not None:
             if self.kind != "text":
                 out += self._open({"type": "text", "text": ""})
@@ -108,10 +123,9 @@ class _Blocks:
         return out
 
 
-async def _events(state: AppState, p: Prepared,
-                  opened: OpenedGeneration) -> AsyncIterator[dict[str, Any]]:
+async def _events(state: AppState, p: Prepared, opened: OpenedGeneration,
+                  blocks: _Blocks) -> AsyncIterator[dict[str, Any]]:
     engine = state.require_engine()
-    blocks = _Blocks()
     text: list[str] = []
     steps = with_pings(opened.steps(), PING_SECONDS)
     try:

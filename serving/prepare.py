@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from afm.context import note_warnings
 from afm.errors import InvalidRequest
 from engine.output import OutputProcessor
 from engine.types import GenerationRequest
@@ -20,8 +21,12 @@ from serving.sampling import SamplingFields, sampling_params
 if TYPE_CHECKING:
     from afm.state import AppState
 
-EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "max": "max"}
-"""OpenAI efforts -> the DeepSeek-style template control's names."""
+EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhigh": "max",
+              "max": "max"}
+"""OpenAI and Anthropic efforts -> the DeepSeek-style template control's names."""
+
+WARNINGS_HEADER = "X-AFM-Warnings"
+BLOCK_JOIN = "\n\n"
 
 ToolChoice = str | dict[str, Any] | None
 """`auto` / `none` / `required`, `{"type": "function", "function": {"name": ...}}`, or None."""
@@ -46,6 +51,8 @@ class ChatSpec:
     logprobs: bool = False
     top_logprobs: int = 0
     priority: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """What the translator left out of the request (X-AFM-Warnings and the access log)."""
 
     @property
     def active_tools(self) -> list[dict[str, Any]] | None:
@@ -111,22 +118,49 @@ def normalise_messages(messages: list[dict[str, Any]],
     return out
 
 
+def hoist_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The messages with every later system turn appended to the leading system prompt, or
+    None when there is no later system turn."""
+    later = [m for m in messages[1:] if m["role"] == "system"]
+    if not later:
+        return None
+    head = messages[0] if messages and messages[0]["role"] == "system" else None
+    text = BLOCK_JOIN.join(m["content"] or "" for m in ([head] if head else []) + later)
+    rest = [m for m in messages[1 if head else 0:] if m["role"] != "system"]
+    return [{"role": "system", "content": text}, *rest]
+
+
 async def render_tokens(state: AppState, messages: list[dict[str, Any]],
                         tools: list[dict[str, Any]] | None, kwargs: dict[str, Any],
-                        add_generation_prompt: bool = True) -> tuple[str, list[int]]:
-    """The chat template's prompt text and its tokens (400 when the template refuses)."""
+                        add_generation_prompt: bool = True,
+                        warnings: list[str] | None = None) -> tuple[str, list[int]]:
+    """The chat template's prompt text and its tokens (400 when the template refuses).
+
+    A template that refuses system turns after the first message gets them appended to the
+    leading system prompt instead (noted in ``warnings``)."""
     from jinja2 import TemplateError
 
     from engine.templating import render_prompt
 
     engine = state.require_engine()
+    messages = normalise_messages(messages, state.settings.instructions)
     try:
-        text = await asyncio.to_thread(render_prompt, engine.tokenizer,
-                                       normalise_messages(messages, state.settings.instructions),
-                                       tools, kwargs, add_generation_prompt)
+        text = await asyncio.to_thread(render_prompt, engine.tokenizer, messages, tools, kwargs,
+                                       add_generation_prompt)
     except TemplateError as exc:
-        raise InvalidRequest(f"The chat template rejected these messages: {exc}",
-                             param="messages") from exc
+        hoisted = hoist_system(messages)
+        if hoisted is None:
+            raise InvalidRequest(f"The chat template rejected these messages: {exc}",
+                                 param="messages") from exc
+        try:
+            text = await asyncio.to_thread(render_prompt, engine.tokenizer, hoisted, tools,
+                                           kwargs, add_generation_prompt)
+        except TemplateError as exc2:
+            raise InvalidRequest(f"The chat template rejected these messages: {exc2}",
+                                 param="messages") from exc2
+        if warnings is not None:
+            warnings.append("messages: later system turns appended to the leading system "
+                            f"prompt (the chat template refused them in place: {exc})")
     return text, await asyncio.to_thread(engine.encode, text)
 
 
@@ -148,6 +182,12 @@ def _response_format(state: AppState, spec: ChatSpec) -> dict[str, Any] | None:
     return None
 
 
+def warnings_header(warnings: list[str]) -> str:
+    """The warnings as one header value (ASCII, one line)."""
+    text = "; ".join(" ".join(w.split()) for w in warnings)
+    return text.encode("ascii", "replace").decode()
+
+
 async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
     """Validate and translate a chat spec (400 for anything the engine cannot honour)."""
     from engine.grammar import GrammarError, build_constraint
@@ -163,7 +203,8 @@ async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
     check_tool_choice(spec.tools, spec.tool_choice)
     tools = spec.active_tools
     kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
-    prompt_text, prompt_tokens = await render_tokens(state, spec.messages, tools, kwargs)
+    prompt_text, prompt_tokens = await render_tokens(state, spec.messages, tools, kwargs,
+                                                     warnings=spec.warnings)
     reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs), engine.think_markup)
     params = sampling_params(s, spec.sampling, prompt_tokens=len(prompt_tokens),
                              max_context=engine.max_context, logprobs=spec.logprobs,
@@ -185,6 +226,9 @@ async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
                                  code="unsupported_schema") from exc
     elif _is_strict(response_format, tools):
         headers["X-Grammar-Constraints"] = "downgraded"
+    if spec.warnings:
+        headers[WARNINGS_HEADER] = warnings_header(spec.warnings)
+        note_warnings(spec.warnings)
     return Prepared(
         request=GenerationRequest(request_id=request_id, prompt_tokens=prompt_tokens,
                                   params=params, constraint=constraint, priority=spec.priority),

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.output import Delta
 from serving import ids
+from serving.sealed import seal
 
 Event = dict[str, Any]
 
@@ -40,9 +41,12 @@ class OutputBuilder:
     """Builds ``output`` items from :class:`engine.output.Delta` objects, returning the stream
     events (without ``sequence_number``) each delta causes."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: dict[str, tuple[str, str]] | None = None,
+                 seal_key: bytes | None = None) -> None:
         self.items: list[dict[str, Any]] = []
         self._open: _Open | None = None
+        self._names = names or {}  # `<namespace>.<name>` -> (namespace, name)
+        self._seal_key = seal_key  # reasoning items get encrypted_content when set
 
     # ------------------------------------------------------------------ public
     def feed(self, deltas: list[Delta]) -> list[Event]:
@@ -96,6 +100,8 @@ class OutputBuilder:
             index = len(self.items)
             item = {"type": "function_call", "id": ids.new_id("fc_"), "call_id": delta.id,
                     "name": delta.name or "", "arguments": "", "status": "in_progress"}
+            if delta.name in self._names:
+                item["namespace"], item["name"] = self._names[delta.name]
             self.items.append(item)
             self._open = _Open(index, "call", call_index=delta.index)
             events.append({"type": "response.output_item.added", "output_index": index,
@@ -141,6 +147,8 @@ class OutputBuilder:
             message = current.kind == "message"
             part = output_text_part(text) if message else reasoning_part(text)
             item["content"] = [part]
+            if not message and self._seal_key is not None:
+                item["encrypted_content"] = seal(self._seal_key, text)
             events.append({"type": "response.output_text.done" if message
                            else "response.reasoning_text.done", **where, "content_index": 0,
                            "text": text, **({"logprobs": []} if message else {})})
@@ -159,13 +167,18 @@ def _copy(item: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def call_name(item: dict[str, Any]) -> str:
+    """The name the model saw for a function_call item (`<namespace>.<name>` in a namespace)."""
+    return item["namespace"] + "." + item["name"] if item.get("namespace") else item["name"]
+
+
 def assistant_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Output items as template-shaped assistant messages (reasoning left out: templates
     render earlier turns without it)."""
     text = "".join(p["text"] for item in items if item["type"] == "message"
                    for p in item["content"])
     calls = [{"id": item["call_id"], "type": "function",
-              "function": {"name": item["name"], "arguments": item["arguments"]}}
+              "function": {"name": call_name(item), "arguments": item["arguments"]}}
              for item in items if item["type"] == "function_call"]
     message: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
     if calls:

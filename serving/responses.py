@@ -22,7 +22,7 @@ from afm.context import current_request_id, lease_scope
 from afm.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest
-from serving import ids
+from serving import ids, sealed
 from serving.conversation import (
     Turn,
     continued_tokens,
@@ -42,40 +42,86 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("afm.responses")
 
-UNSUPPORTED_TOOLS = ("web_search", "file_search", "code_interpreter", "computer", "mcp",
-                     "image_generation", "local_shell", "shell", "custom", "apply_patch")
+HOSTED_TOOLS = ("web_search", "file_search", "code_interpreter", "computer", "mcp",
+                "image_generation")
+"""Tool types OpenAI runs on its side; a local server cannot."""
+
+NAMESPACE_SEPARATOR = "."
+"""A namespace tool's function is offered to the model as `<namespace>.<name>`."""
+
+ENCRYPTED_REASONING = "reasoning.encrypted_content"
 
 
-# ---------------------------------------------------------------- translator
-def _tools(req: CreateResponseRequest) -> list[dict[str, Any]] | None:
-    out = []
+def _left_out(kind: str) -> str:
+    if kind.startswith(HOSTED_TOOLS):
+        return "a hosted tool this server cannot run"
+    return "only function and namespace tools are offered to the model here"
+
+
+def _function(tool: dict[str, Any], name: str) -> dict[str, Any]:
+    # Chat's key order (name, description, parameters): templates render tools as JSON,
+    # so the same tool gives the same prompt on every surface.
+    function: dict[str, Any] = {"name": name}
+    if tool.get("description"):
+        function["description"] = tool["description"]
+    function["parameters"] = tool.get("parameters") or {"type": "object"}
+    if tool.get("strict") is not None:
+        function["strict"] = tool["strict"]
+    return {"type": "function", "function": function}
+
+
+def tools(req: CreateResponseRequest, warnings: list[str]
+          ) -> tuple[list[dict[str, Any]] | None, dict[str, tuple[str, str]]]:
+    """The function tools the model is offered (namespace tools' functions as
+    `<namespace>.<name>`), and those qualified names -> (namespace, name). Other tool types
+    are left out and noted in ``warnings``."""
+    out: list[dict[str, Any]] = []
+    names: dict[str, tuple[str, str]] = {}
     for i, tool in enumerate(req.tools or []):
         kind = tool.type
-        if kind != "function":
-            what = "is not supported" if kind.startswith(UNSUPPORTED_TOOLS) else "is unknown"
-            raise InvalidRequest(f"tools[{i}] has type '{kind}', which {what} on this server; "
-                                 "only 'function' tools can run here", param=f"tools[{i}].type")
-        if not tool.name:
-            raise InvalidRequest(f"tools[{i}] (function) needs a 'name'", param=f"tools[{i}].name")
-        # Chat's key order (name, description, parameters): templates render tools as JSON,
-        # so the same tool gives the same prompt on every surface.
-        function: dict[str, Any] = {"name": tool.name}
-        if tool.description:
-            function["description"] = tool.description
-        function["parameters"] = tool.parameters or {"type": "object"}
-        if tool.strict is not None:
-            function["strict"] = tool.strict
-        out.append({"type": "function", "function": function})
-    return out or None
+        if kind == "function":
+            if not tool.name:
+                raise InvalidRequest(f"tools[{i}] (function) needs a 'name'",
+                                     param=f"tools[{i}].name")
+            out.append(_function(plain(tool), tool.name))
+        elif kind == "namespace":
+            if not tool.name:
+                raise InvalidRequest(f"tools[{i}] (namespace) needs a 'name'",
+                                     param=f"tools[{i}].name")
+            for j, inner in enumerate(tool.tools or []):
+                where = f"tools[{i}].tools[{j}]"
+                inner_kind = inner.get("type") or "function"
+                if inner_kind != "function":
+                    warnings.append(f"{where} ({inner_kind}) left out: {_left_out(inner_kind)}")
+                    continue
+                if not isinstance(inner.get("name"), str) or not inner["name"]:
+                    raise InvalidRequest(f"{where} (function) needs a 'name'",
+                                         param=f"{where}.name")
+                qualified = tool.name + NAMESPACE_SEPARATOR + inner["name"]
+                names[qualified] = (tool.name, inner["name"])
+                out.append(_function(inner, qualified))
+        else:
+            warnings.append(f"tools[{i}] ({kind}) left out: {_left_out(kind)}")
+    return out or None, names
 
 
-def _tool_choice(req: CreateResponseRequest) -> str | dict[str, Any] | None:
+def _tool_choice(req: CreateResponseRequest, offered: list[dict[str, Any]] | None
+                 ) -> str | dict[str, Any] | None:
     choice = plain(req.tool_choice)
     if isinstance(choice, dict):
-        if choice.get("type") != "function":
-            raise InvalidRequest(f"tool_choice type '{choice.get('type')}' is not supported; "
-                                 "name a function tool", param="tool_choice")
-        return {"type": "function", "function": {"name": choice.get("name")}}
+        kind = choice.get("type")
+        if kind != "function":
+            raise InvalidRequest(f"tool_choice names a '{kind}' tool, which this server left "
+                                 f"out of the prompt ({_left_out(str(kind))}); name a function "
+                                 "tool", param="tool_choice")
+        name = choice.get("name")
+        if choice.get("namespace"):
+            name = choice["namespace"] + NAMESPACE_SEPARATOR + str(name)
+        return {"type": "function", "function": {"name": name}}
+    if choice == "required" and not offered and req.tools:
+        raise InvalidRequest("tool_choice 'required' needs a function tool; this request's "
+                             "tools were all left out (only function and namespace tools are "
+                             "offered to the model here)", param="tool_choice")
     return choice
 
 
@@ -135,6 +181,11 @@ class Plan:
     store: bool
     background: bool
     stream: bool
+    tool_names: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    seal_key: bytes | None = None  # set when reasoning items carry encrypted_content
+
+    def builder(self) -> OutputBuilder:
+        return OutputBuilder(self.tool_names, self.seal_key)
 
 
 async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
@@ -146,7 +197,8 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
     if req.background and req.stream:
         raise InvalidRequest("background responses cannot be streamed here; poll "
                              "GET /v1/responses/{id} instead", param="stream")
-    items = input_items(req.input)
+    warnings: list[str] = []
+    items = input_items(req.input, sealed.key(state), warnings)
     history = list(previous.messages) if previous is not None else []
     new_messages = item_messages(items)
     if not history and not new_messages:  # the contract makes a given input non-empty
@@ -155,13 +207,15 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
                              param="input")
     head = [{"role": "system", "content": req.instructions}] if req.instructions else []
     effort = plain(req.reasoning.effort) if req.reasoning is not None else None
+    offered, names = tools(req, warnings)
     spec = ChatSpec(
         messages=head + history + new_messages,
         sampling=SamplingFields(temperature=req.temperature, top_p=req.top_p, seed=req.seed,
                                 max_tokens=req.max_output_tokens),
-        tools=_tools(req), tool_choice=_tool_choice(req),
+        tools=offered, tool_choice=_tool_choice(req, offered),
         parallel_tool_calls=req.parallel_tool_calls is not False,
-        response_format=_response_format(req), reasoning_effort=effort, priority=priority)
+        response_format=_response_format(req), reasoning_effort=effort, priority=priority,
+        warnings=warnings)
     key = render_key(state.model_id, req.instructions, spec.active_tools,
                      template_kwargs(state, effort, None))
     auto = plain(req.truncation) == "auto"
@@ -185,7 +239,9 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
                 settings=settings(req), input_items=items,
                 messages=spec.messages[len(head):], prepared=prepared, render_key=key,
                 store=req.store is not False, background=bool(req.background),
-                stream=bool(req.stream))
+                stream=bool(req.stream), tool_names=names,
+                seal_key=sealed.key(state) if ENCRYPTED_REASONING in (req.include or [])
+                else None)
 
 
 def _use_prompt(state: AppState, prepared: Prepared, tokens: list[int]) -> None:
@@ -267,7 +323,7 @@ async def complete(state: AppState, p: Plan) -> Outcome:
     done = await generate_all(state.require_engine(), p.prepared.request,
                               state.settings.queue_timeout)
     parser = p.prepared.output_parser()
-    builder = OutputBuilder()
+    builder = p.builder()
     builder.feed(parser.feed(done.text) + parser.flush(truncated=done.finish_reason == "length"))
     builder.finish(incomplete=done.final.finish_reason == "length")
     return _outcome(state, p, builder, done.final.finish_reason, done.stats, done.final.error,
@@ -304,7 +360,7 @@ async def _events(state: AppState, p: Plan, opened: OpenedGeneration) -> AsyncIt
         seq += 1
         return out
 
-    builder = OutputBuilder()
+    builder = p.builder()
     try:
         start = response_object(p, "in_progress")
         yield numbered({"type": "response.created", "response": start})

@@ -44,7 +44,7 @@ def post(server: LiveServer, body: Any, path: str = "/v1/messages") -> httpx.Res
     {**GOOD, "max_tokens": 0},
     {**GOOD, "messages": "hello"},
     {**GOOD, "messages": []},
-    {**GOOD, "messages": [{"role": "system", "content": "x"}]},
+    {**GOOD, "messages": [{"role": "tool", "content": "x"}]},
     {**GOOD, "temperature": "hot"},
     {**GOOD, "stop_sequences": "END"},
     {**GOOD, "tool_choice": {"type": "sometimes"}},
@@ -86,9 +86,11 @@ def test_unsupported_blocks_name_their_type(server: LiveServer, block: dict[str,
 
 def test_server_tools_and_tool_rules(server: LiveServer) -> None:
     search = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
-    message = assert_anthropic_error(post(server, {**GOOD, "tools": [search]}), 400,
-                                     "invalid_request_error")
-    assert "web_search_20250305" in message
+    left_out = post(server, {**GOOD, "tools": [search]})  # left out and reported, not refused
+    assert left_out.status_code == 200
+    assert "web_search_20250305" in left_out.headers["x-afm-warnings"]
+    assert_anthropic_error(post(server, {**GOOD, "tools": [search], "tool_choice": {
+        "type": "tool", "name": "web_search"}}), 400, "invalid_request_error")
     assert_anthropic_error(post(server, {**GOOD, "tools": [{"name": "f"}]}), 400,
                            "invalid_request_error")
     tool = {"name": "f", "input_schema": {"type": "object"}}

@@ -252,9 +252,16 @@ def test_store_false_unknown_ids_and_unsupported_inputs(sdk: openai.OpenAI,
         with pytest.raises(openai.NotFoundError) as err:
             call()
         assert err.value.body["type"] == "not_found_error"  # type: ignore[index]
-    bad = [({"tools": [{"type": "web_search"}]}, "web_search"),
-           ({"tools": [{"type": "code_interpreter", "container": {"type": "auto"}}]},
-            "code_interpreter"),
+    for hosted in ({"type": "web_search"},
+                   {"type": "code_interpreter", "container": {"type": "auto"}}):
+        left_out = httpx.post(resp_server.url + "/v1/responses", timeout=30, json={
+            "model": "afm-default", "input": "Hi", "tools": [hosted], "max_output_tokens": 2})
+        assert left_out.status_code == 200, left_out.text
+        assert f"({hosted['type']}) left out" in left_out.headers["x-afm-warnings"]
+    bad = [({"tools": [{"type": "web_search"}], "tool_choice": {"type": "web_search"}},
+            "web_search"),
+           ({"tools": [{"type": "code_interpreter", "container": {"type": "auto"}}],
+             "tool_choice": "required"}, "left out"),
            ({"input": [{"role": "user", "content": [
                {"type": "input_image", "image_url": "data:image/png;base64,AA=="}]}]},
             "input_image"),

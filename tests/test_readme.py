@@ -28,6 +28,10 @@ OTHER_TOOLS = {
     "--no-deps": "pip download",
     "--merge": "llama-gguf-split",
     "--dequant": "tools/gguf_fidelity.py",
+    "--tools": "claude",
+    "--permission-mode": "claude",
+    "--system-prompt": "claude",
+    "--skip-git-repo-check": "codex exec",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 

@@ -71,6 +71,7 @@ from .create_chat_completion_xafm_profile import CreateChatCompletionXAFMProfile
 from .create_file_request import CreateFileRequest
 from .create_file_request_purpose import CreateFileRequestPurpose
 from .create_response_request import CreateResponseRequest
+from .create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0
 from .create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
 from .create_response_request_truncation_type_1 import CreateResponseRequestTruncationType1
 from .create_response_request_truncation_type_2_type_1 import CreateResponseRequestTruncationType2Type1
@@ -120,6 +121,10 @@ from .messages_content_block_start_event import MessagesContentBlockStartEvent
 from .messages_content_block_start_event_type import MessagesContentBlockStartEventType
 from .messages_content_block_stop_event import MessagesContentBlockStopEvent
 from .messages_content_block_stop_event_type import MessagesContentBlockStopEventType
+from .messages_context_edit import MessagesContextEdit
+from .messages_context_edit_keep_type_0 import MessagesContextEditKeepType0
+from .messages_context_edit_keep_type_1 import MessagesContextEditKeepType1
+from .messages_context_management_type_0 import MessagesContextManagementType0
 from .messages_count_tokens_request import MessagesCountTokensRequest
 from .messages_count_tokens_response import MessagesCountTokensResponse
 from .messages_error_response import MessagesErrorResponse
@@ -144,11 +149,17 @@ from .messages_message_stop_reason_type_2_type_1 import MessagesMessageStopReaso
 from .messages_message_stop_reason_type_3_type_1 import MessagesMessageStopReasonType3Type1
 from .messages_message_type import MessagesMessageType
 from .messages_metadata import MessagesMetadata
+from .messages_output_config_type_0 import MessagesOutputConfigType0
+from .messages_output_config_type_0_effort_type_1 import MessagesOutputConfigType0EffortType1
+from .messages_output_config_type_0_effort_type_2_type_1 import MessagesOutputConfigType0EffortType2Type1
+from .messages_output_config_type_0_effort_type_3_type_1 import MessagesOutputConfigType0EffortType3Type1
 from .messages_ping_event import MessagesPingEvent
 from .messages_ping_event_type import MessagesPingEventType
 from .messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam
 from .messages_redacted_thinking_block_param_type import MessagesRedactedThinkingBlockParamType
 from .messages_request import MessagesRequest
+from .messages_signature_delta import MessagesSignatureDelta
+from .messages_signature_delta_type import MessagesSignatureDeltaType
 from .messages_sse_event import MessagesSSEEvent
 from .messages_text_block import MessagesTextBlock
 from .messages_text_block_param import MessagesTextBlockParam
@@ -175,6 +186,8 @@ from .messages_tool_choice_none_type import MessagesToolChoiceNoneType
 from .messages_tool_choice_tool import MessagesToolChoiceTool
 from .messages_tool_choice_tool_type import MessagesToolChoiceToolType
 from .messages_tool_input_schema import MessagesToolInputSchema
+from .messages_tool_reference_block_param import MessagesToolReferenceBlockParam
+from .messages_tool_reference_block_param_type import MessagesToolReferenceBlockParamType
 from .messages_tool_result_block_param import MessagesToolResultBlockParam
 from .messages_tool_result_block_param_type import MessagesToolResultBlockParamType
 from .messages_tool_use_block import MessagesToolUseBlock
@@ -187,6 +200,7 @@ from .messages_unsupported_block_param import MessagesUnsupportedBlockParam
 from .messages_unsupported_block_param_type import MessagesUnsupportedBlockParamType
 from .messages_usage import MessagesUsage
 from .model import Model
+from .model_capabilities_type_0 import ModelCapabilitiesType0
 from .model_list import ModelList
 from .model_list_object import ModelListObject
 from .model_object import ModelObject
@@ -275,6 +289,7 @@ from .response_tool_choice_type_0_type_1 import ResponseToolChoiceType0Type1
 from .response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Type2Type1
 from .response_tool_choice_type_0_type_3_type_1 import ResponseToolChoiceType0Type3Type1
 from .response_tool_parameters_type_0 import ResponseToolParametersType0
+from .response_tool_tools_item import ResponseToolToolsItem
 from .response_usage_type_0 import ResponseUsageType0
 from .shard_rank import ShardRank
 from .shard_rank_role import ShardRankRole
@@ -410,6 +425,7 @@ __all__ = (
     "CreateFileRequest",
     "CreateFileRequestPurpose",
     "CreateResponseRequest",
+    "CreateResponseRequestClientMetadataType0",
     "CreateResponseRequestMetadataType0",
     "CreateResponseRequestTruncationType1",
     "CreateResponseRequestTruncationType2Type1",
@@ -459,6 +475,10 @@ __all__ = (
     "MessagesContentBlockStartEventType",
     "MessagesContentBlockStopEvent",
     "MessagesContentBlockStopEventType",
+    "MessagesContextEdit",
+    "MessagesContextEditKeepType0",
+    "MessagesContextEditKeepType1",
+    "MessagesContextManagementType0",
     "MessagesCountTokensRequest",
     "MessagesCountTokensResponse",
     "MessagesErrorResponse",
@@ -483,11 +503,17 @@ __all__ = (
     "MessagesMessageStopReasonType3Type1",
     "MessagesMessageType",
     "MessagesMetadata",
+    "MessagesOutputConfigType0",
+    "MessagesOutputConfigType0EffortType1",
+    "MessagesOutputConfigType0EffortType2Type1",
+    "MessagesOutputConfigType0EffortType3Type1",
     "MessagesPingEvent",
     "MessagesPingEventType",
     "MessagesRedactedThinkingBlockParam",
     "MessagesRedactedThinkingBlockParamType",
     "MessagesRequest",
+    "MessagesSignatureDelta",
+    "MessagesSignatureDeltaType",
     "MessagesSSEEvent",
     "MessagesTextBlock",
     "MessagesTextBlockParam",
@@ -514,6 +540,8 @@ __all__ = (
     "MessagesToolChoiceTool",
     "MessagesToolChoiceToolType",
     "MessagesToolInputSchema",
+    "MessagesToolReferenceBlockParam",
+    "MessagesToolReferenceBlockParamType",
     "MessagesToolResultBlockParam",
     "MessagesToolResultBlockParamType",
     "MessagesToolUseBlock",
@@ -526,6 +554,7 @@ __all__ = (
     "MessagesUnsupportedBlockParamType",
     "MessagesUsage",
     "Model",
+    "ModelCapabilitiesType0",
     "ModelList",
     "ModelListObject",
     "ModelObject",
@@ -614,6 +643,7 @@ __all__ = (
     "ResponseToolChoiceType0Type2Type1",
     "ResponseToolChoiceType0Type3Type1",
     "ResponseToolParametersType0",
+    "ResponseToolToolsItem",
     "ResponseUsageType0",
     "ShardingMode",
     "ShardingStatus",

@@ -15,6 +15,7 @@ from ..models.response_tool_choice_type_0_type_3_type_1 import ResponseToolChoic
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0
     from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
     from ..models.response_input_item import ResponseInputItem
     from ..models.response_named_tool_choice import ResponseNamedToolChoice
@@ -37,7 +38,8 @@ class CreateResponseRequest:
                 may be empty.
                 Without `previous_response_id` it is required.
             instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
-            tools (list[ResponseTool] | None | Unset): Function tools. Other tool types get 400 naming the type.
+            tools (list[ResponseTool] | None | Unset): Function and namespace tools. Other tool types are left out of the
+                prompt and reported in `X-AFM-Warnings`.
             tool_choice (None | ResponseNamedToolChoice | ResponseToolChoiceType0Type1 | ResponseToolChoiceType0Type2Type1 |
                 ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, or `{"type": "function", "name": ...}`
                 (the name must be among `tools`).
@@ -60,7 +62,11 @@ class CreateResponseRequest:
                 CreateResponseRequestTruncationType3Type1 | None | Unset): `disabled` (default): a prompt over the context
                 window is a 400. `auto` drops the oldest conversation items until it fits.
             user (None | str | Unset): Accepted for client compatibility.
-            include (list[str] | None | Unset): Accepted for client compatibility; nothing extra is included.
+            include (list[str] | None | Unset): `reasoning.encrypted_content` adds `encrypted_content` to reasoning items
+                (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
+            prompt_cache_key (None | str | Unset): Accepted for client compatibility (the prefix cache needs no key).
+            client_metadata (CreateResponseRequestClientMetadataType0 | None | Unset): Accepted and ignored (Codex sends its
+                turn metadata here).
     """
 
     model: str | Unset = UNSET
@@ -96,9 +102,12 @@ class CreateResponseRequest:
     ) = UNSET
     user: None | str | Unset = UNSET
     include: list[str] | None | Unset = UNSET
+    prompt_cache_key: None | str | Unset = UNSET
+    client_metadata: CreateResponseRequestClientMetadataType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
         from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
@@ -255,6 +264,20 @@ class CreateResponseRequest:
         else:
             include = self.include
 
+        prompt_cache_key: None | str | Unset
+        if isinstance(self.prompt_cache_key, Unset):
+            prompt_cache_key = UNSET
+        else:
+            prompt_cache_key = self.prompt_cache_key
+
+        client_metadata: dict[str, Any] | None | Unset
+        if isinstance(self.client_metadata, Unset):
+            client_metadata = UNSET
+        elif isinstance(self.client_metadata, CreateResponseRequestClientMetadataType0):
+            client_metadata = self.client_metadata.to_dict()
+        else:
+            client_metadata = self.client_metadata
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -298,11 +321,16 @@ class CreateResponseRequest:
             field_dict["user"] = user
         if include is not UNSET:
             field_dict["include"] = include
+        if prompt_cache_key is not UNSET:
+            field_dict["prompt_cache_key"] = prompt_cache_key
+        if client_metadata is not UNSET:
+            field_dict["client_metadata"] = client_metadata
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
         from ..models.response_input_item import ResponseInputItem  # noqa: PLC0415
         from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
@@ -628,6 +656,32 @@ class CreateResponseRequest:
 
         include = _parse_include(d.pop("include", UNSET))
 
+        def _parse_prompt_cache_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        prompt_cache_key = _parse_prompt_cache_key(d.pop("prompt_cache_key", UNSET))
+
+        def _parse_client_metadata(data: object) -> CreateResponseRequestClientMetadataType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                client_metadata_type_0 = CreateResponseRequestClientMetadataType0.from_dict(data)
+
+                return client_metadata_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CreateResponseRequestClientMetadataType0 | None | Unset, data)
+
+        client_metadata = _parse_client_metadata(d.pop("client_metadata", UNSET))
+
         create_response_request = cls(
             model=model,
             input_=input_,
@@ -649,6 +703,8 @@ class CreateResponseRequest:
             truncation=truncation,
             user=user,
             include=include,
+            prompt_cache_key=prompt_cache_key,
+            client_metadata=client_metadata,
         )
 
         create_response_request.additional_properties = d

@@ -10,6 +10,7 @@ from ..models.messages_content_block_delta_event_type import MessagesContentBloc
 
 if TYPE_CHECKING:
     from ..models.messages_input_json_delta import MessagesInputJsonDelta
+    from ..models.messages_signature_delta import MessagesSignatureDelta
     from ..models.messages_text_delta import MessagesTextDelta
     from ..models.messages_thinking_delta import MessagesThinkingDelta
 
@@ -23,17 +24,18 @@ class MessagesContentBlockDeltaEvent:
     Attributes:
         type_ (MessagesContentBlockDeltaEventType):
         index (int):
-        delta (MessagesInputJsonDelta | MessagesTextDelta | MessagesThinkingDelta):
+        delta (MessagesInputJsonDelta | MessagesSignatureDelta | MessagesTextDelta | MessagesThinkingDelta):
     """
 
     type_: MessagesContentBlockDeltaEventType
     index: int
-    delta: MessagesInputJsonDelta | MessagesTextDelta | MessagesThinkingDelta
+    delta: MessagesInputJsonDelta | MessagesSignatureDelta | MessagesTextDelta | MessagesThinkingDelta
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.messages_input_json_delta import MessagesInputJsonDelta  # noqa: PLC0415
         from ..models.messages_text_delta import MessagesTextDelta  # noqa: PLC0415
+        from ..models.messages_thinking_delta import MessagesThinkingDelta  # noqa: PLC0415
 
         type_ = self.type_.value
 
@@ -43,6 +45,8 @@ class MessagesContentBlockDeltaEvent:
         if isinstance(self.delta, MessagesTextDelta):
             delta = self.delta.to_dict()
         elif isinstance(self.delta, MessagesInputJsonDelta):
+            delta = self.delta.to_dict()
+        elif isinstance(self.delta, MessagesThinkingDelta):
             delta = self.delta.to_dict()
         else:
             delta = self.delta.to_dict()
@@ -62,6 +66,7 @@ class MessagesContentBlockDeltaEvent:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.messages_input_json_delta import MessagesInputJsonDelta  # noqa: PLC0415
+        from ..models.messages_signature_delta import MessagesSignatureDelta  # noqa: PLC0415
         from ..models.messages_text_delta import MessagesTextDelta  # noqa: PLC0415
         from ..models.messages_thinking_delta import MessagesThinkingDelta  # noqa: PLC0415
 
@@ -70,7 +75,9 @@ class MessagesContentBlockDeltaEvent:
 
         index = d.pop("index")
 
-        def _parse_delta(data: object) -> MessagesInputJsonDelta | MessagesTextDelta | MessagesThinkingDelta:
+        def _parse_delta(
+            data: object,
+        ) -> MessagesInputJsonDelta | MessagesSignatureDelta | MessagesTextDelta | MessagesThinkingDelta:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -87,11 +94,19 @@ class MessagesContentBlockDeltaEvent:
                 return componentsschemas_messages_block_delta_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_block_delta_type_2 = MessagesThinkingDelta.from_dict(data)
+
+                return componentsschemas_messages_block_delta_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_messages_block_delta_type_2 = MessagesThinkingDelta.from_dict(data)
+            componentsschemas_messages_block_delta_type_3 = MessagesSignatureDelta.from_dict(data)
 
-            return componentsschemas_messages_block_delta_type_2
+            return componentsschemas_messages_block_delta_type_3
 
         delta = _parse_delta(d.pop("delta"))
 

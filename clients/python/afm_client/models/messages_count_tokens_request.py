@@ -9,7 +9,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.messages_context_management_type_0 import MessagesContextManagementType0
     from ..models.messages_message_param import MessagesMessageParam
+    from ..models.messages_output_config_type_0 import MessagesOutputConfigType0
     from ..models.messages_text_block_param import MessagesTextBlockParam
     from ..models.messages_thinking_config import MessagesThinkingConfig
     from ..models.messages_tool import MessagesTool
@@ -37,8 +39,13 @@ class MessagesCountTokensRequest:
             `disable_parallel_tool_use` keeps at most one call.
         thinking (MessagesThinkingConfig | Unset): `enabled`, `adaptive` and `between_tools` turn the model's reasoning
             on (the chat
-            template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
-            enforced. `disabled` turns it off.
+            template's `enable_thinking`); `budget_tokens` is accepted but not enforced. `disabled`
+            turns it off. `display: omitted` returns thinking blocks with empty `thinking` and the
+            reasoning sealed in `signature` (read back when the block is sent again).
+        output_config (MessagesOutputConfigType0 | None | Unset): Output settings; `effort` maps to the template's
+            reasoning effort.
+        context_management (MessagesContextManagementType0 | None | Unset): Context edits applied to the conversation
+            before it is rendered.
     """
 
     model: str
@@ -49,9 +56,13 @@ class MessagesCountTokensRequest:
         MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool | Unset
     ) = UNSET
     thinking: MessagesThinkingConfig | Unset = UNSET
+    output_config: MessagesOutputConfigType0 | None | Unset = UNSET
+    context_management: MessagesContextManagementType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.messages_context_management_type_0 import MessagesContextManagementType0  # noqa: PLC0415
+        from ..models.messages_output_config_type_0 import MessagesOutputConfigType0  # noqa: PLC0415
         from ..models.messages_tool_choice_any import MessagesToolChoiceAny  # noqa: PLC0415
         from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto  # noqa: PLC0415
         from ..models.messages_tool_choice_tool import MessagesToolChoiceTool  # noqa: PLC0415
@@ -100,6 +111,22 @@ class MessagesCountTokensRequest:
         if not isinstance(self.thinking, Unset):
             thinking = self.thinking.to_dict()
 
+        output_config: dict[str, Any] | None | Unset
+        if isinstance(self.output_config, Unset):
+            output_config = UNSET
+        elif isinstance(self.output_config, MessagesOutputConfigType0):
+            output_config = self.output_config.to_dict()
+        else:
+            output_config = self.output_config
+
+        context_management: dict[str, Any] | None | Unset
+        if isinstance(self.context_management, Unset):
+            context_management = UNSET
+        elif isinstance(self.context_management, MessagesContextManagementType0):
+            context_management = self.context_management.to_dict()
+        else:
+            context_management = self.context_management
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -116,12 +143,18 @@ class MessagesCountTokensRequest:
             field_dict["tool_choice"] = tool_choice
         if thinking is not UNSET:
             field_dict["thinking"] = thinking
+        if output_config is not UNSET:
+            field_dict["output_config"] = output_config
+        if context_management is not UNSET:
+            field_dict["context_management"] = context_management
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.messages_context_management_type_0 import MessagesContextManagementType0  # noqa: PLC0415
         from ..models.messages_message_param import MessagesMessageParam  # noqa: PLC0415
+        from ..models.messages_output_config_type_0 import MessagesOutputConfigType0  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
         from ..models.messages_thinking_config import MessagesThinkingConfig  # noqa: PLC0415
         from ..models.messages_tool import MessagesTool  # noqa: PLC0415
@@ -215,6 +248,40 @@ class MessagesCountTokensRequest:
         else:
             thinking = MessagesThinkingConfig.from_dict(_thinking)
 
+        def _parse_output_config(data: object) -> MessagesOutputConfigType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_output_config_type_0 = MessagesOutputConfigType0.from_dict(data)
+
+                return componentsschemas_messages_output_config_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MessagesOutputConfigType0 | None | Unset, data)
+
+        output_config = _parse_output_config(d.pop("output_config", UNSET))
+
+        def _parse_context_management(data: object) -> MessagesContextManagementType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_context_management_type_0 = MessagesContextManagementType0.from_dict(data)
+
+                return componentsschemas_messages_context_management_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MessagesContextManagementType0 | None | Unset, data)
+
+        context_management = _parse_context_management(d.pop("context_management", UNSET))
+
         messages_count_tokens_request = cls(
             model=model,
             messages=messages,
@@ -222,6 +289,8 @@ class MessagesCountTokensRequest:
             tools=tools,
             tool_choice=tool_choice,
             thinking=thinking,
+            output_config=output_config,
+            context_management=context_management,
         )
 
         messages_count_tokens_request.additional_properties = d

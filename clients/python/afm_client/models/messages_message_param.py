@@ -24,7 +24,7 @@ T = TypeVar("T", bound="MessagesMessageParam")
 class MessagesMessageParam:
     """
     Attributes:
-        role (MessagesMessageParamRole):
+        role (MessagesMessageParamRole): `system` turns (Claude Code sends them) are rendered as system turns.
         content (list[MessagesRedactedThinkingBlockParam | MessagesTextBlockParam | MessagesThinkingBlockParam |
             MessagesToolResultBlockParam | MessagesToolUseBlockParam | MessagesUnsupportedBlockParam] | str): Text, or
             content blocks.

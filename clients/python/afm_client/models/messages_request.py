@@ -9,8 +9,10 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.messages_context_management_type_0 import MessagesContextManagementType0
     from ..models.messages_message_param import MessagesMessageParam
     from ..models.messages_metadata import MessagesMetadata
+    from ..models.messages_output_config_type_0 import MessagesOutputConfigType0
     from ..models.messages_text_block_param import MessagesTextBlockParam
     from ..models.messages_thinking_config import MessagesThinkingConfig
     from ..models.messages_tool import MessagesTool
@@ -25,8 +27,8 @@ T = TypeVar("T", bound="MessagesRequest")
 
 @_attrs_define
 class MessagesRequest:
-    """An Anthropic Messages request. Unknown fields (`service_tier`, `container`,
-    `context_management`, ...) are accepted and ignored.
+    """An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
+    accepted and ignored.
 
         Attributes:
             model (str): Requested model id; resolves as for chat completions.
@@ -44,8 +46,13 @@ class MessagesRequest:
                 `disable_parallel_tool_use` keeps at most one call.
             thinking (MessagesThinkingConfig | Unset): `enabled`, `adaptive` and `between_tools` turn the model's reasoning
                 on (the chat
-                template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
-                enforced. `disabled` turns it off.
+                template's `enable_thinking`); `budget_tokens` is accepted but not enforced. `disabled`
+                turns it off. `display: omitted` returns thinking blocks with empty `thinking` and the
+                reasoning sealed in `signature` (read back when the block is sent again).
+            output_config (MessagesOutputConfigType0 | None | Unset): Output settings; `effort` maps to the template's
+                reasoning effort.
+            context_management (MessagesContextManagementType0 | None | Unset): Context edits applied to the conversation
+                before it is rendered.
             metadata (MessagesMetadata | Unset): Accepted and ignored.
             stream (bool | Unset): Stream named SSE events instead of one message.
             seed (int | None | Unset): AFM extension. Seed for sampling; the same seed gives the same message, streamed or
@@ -65,12 +72,16 @@ class MessagesRequest:
         MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool | Unset
     ) = UNSET
     thinking: MessagesThinkingConfig | Unset = UNSET
+    output_config: MessagesOutputConfigType0 | None | Unset = UNSET
+    context_management: MessagesContextManagementType0 | None | Unset = UNSET
     metadata: MessagesMetadata | Unset = UNSET
     stream: bool | Unset = UNSET
     seed: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.messages_context_management_type_0 import MessagesContextManagementType0  # noqa: PLC0415
+        from ..models.messages_output_config_type_0 import MessagesOutputConfigType0  # noqa: PLC0415
         from ..models.messages_tool_choice_any import MessagesToolChoiceAny  # noqa: PLC0415
         from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto  # noqa: PLC0415
         from ..models.messages_tool_choice_tool import MessagesToolChoiceTool  # noqa: PLC0415
@@ -131,6 +142,22 @@ class MessagesRequest:
         if not isinstance(self.thinking, Unset):
             thinking = self.thinking.to_dict()
 
+        output_config: dict[str, Any] | None | Unset
+        if isinstance(self.output_config, Unset):
+            output_config = UNSET
+        elif isinstance(self.output_config, MessagesOutputConfigType0):
+            output_config = self.output_config.to_dict()
+        else:
+            output_config = self.output_config
+
+        context_management: dict[str, Any] | None | Unset
+        if isinstance(self.context_management, Unset):
+            context_management = UNSET
+        elif isinstance(self.context_management, MessagesContextManagementType0):
+            context_management = self.context_management.to_dict()
+        else:
+            context_management = self.context_management
+
         metadata: dict[str, Any] | Unset = UNSET
         if not isinstance(self.metadata, Unset):
             metadata = self.metadata.to_dict()
@@ -168,6 +195,10 @@ class MessagesRequest:
             field_dict["tool_choice"] = tool_choice
         if thinking is not UNSET:
             field_dict["thinking"] = thinking
+        if output_config is not UNSET:
+            field_dict["output_config"] = output_config
+        if context_management is not UNSET:
+            field_dict["context_management"] = context_management
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
         if stream is not UNSET:
@@ -179,8 +210,10 @@ class MessagesRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.messages_context_management_type_0 import MessagesContextManagementType0  # noqa: PLC0415
         from ..models.messages_message_param import MessagesMessageParam  # noqa: PLC0415
         from ..models.messages_metadata import MessagesMetadata  # noqa: PLC0415
+        from ..models.messages_output_config_type_0 import MessagesOutputConfigType0  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
         from ..models.messages_thinking_config import MessagesThinkingConfig  # noqa: PLC0415
         from ..models.messages_tool import MessagesTool  # noqa: PLC0415
@@ -284,6 +317,40 @@ class MessagesRequest:
         else:
             thinking = MessagesThinkingConfig.from_dict(_thinking)
 
+        def _parse_output_config(data: object) -> MessagesOutputConfigType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_output_config_type_0 = MessagesOutputConfigType0.from_dict(data)
+
+                return componentsschemas_messages_output_config_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MessagesOutputConfigType0 | None | Unset, data)
+
+        output_config = _parse_output_config(d.pop("output_config", UNSET))
+
+        def _parse_context_management(data: object) -> MessagesContextManagementType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_context_management_type_0 = MessagesContextManagementType0.from_dict(data)
+
+                return componentsschemas_messages_context_management_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MessagesContextManagementType0 | None | Unset, data)
+
+        context_management = _parse_context_management(d.pop("context_management", UNSET))
+
         _metadata = d.pop("metadata", UNSET)
         metadata: MessagesMetadata | Unset
         if isinstance(_metadata, Unset):
@@ -314,6 +381,8 @@ class MessagesRequest:
             tools=tools,
             tool_choice=tool_choice,
             thinking=thinking,
+            output_config=output_config,
+            context_management=context_management,
             metadata=metadata,
             stream=stream,
             seed=seed,

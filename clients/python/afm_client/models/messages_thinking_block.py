@@ -16,8 +16,8 @@ class MessagesThinkingBlock:
     """
     Attributes:
         type_ (MessagesThinkingBlockType):
-        thinking (str):
-        signature (str): Empty (local reasoning is not signed).
+        thinking (str): The reasoning; empty with `thinking.display: omitted`.
+        signature (str): The reasoning sealed by this server (read back when the block is sent again).
     """
 
     type_: MessagesThinkingBlockType

@@ -16,8 +16,9 @@ T = TypeVar("T", bound="MessagesThinkingConfig")
 @_attrs_define
 class MessagesThinkingConfig:
     """`enabled`, `adaptive` and `between_tools` turn the model's reasoning on (the chat
-    template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
-    enforced. `disabled` turns it off.
+    template's `enable_thinking`); `budget_tokens` is accepted but not enforced. `disabled`
+    turns it off. `display: omitted` returns thinking blocks with empty `thinking` and the
+    reasoning sealed in `signature` (read back when the block is sent again).
 
         Attributes:
             type_ (MessagesThinkingConfigType):

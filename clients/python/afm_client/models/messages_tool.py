@@ -20,7 +20,7 @@ T = TypeVar("T", bound="MessagesTool")
 class MessagesTool:
     """A client tool: `name`, `description` and the JSON Schema of its `input` (required for
     client tools). Anthropic server tools (a `type` other than `custom`, such as
-    `web_search_20250305`) get 400 naming the type.
+    `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
 
         Attributes:
             name (str):
@@ -28,6 +28,7 @@ class MessagesTool:
             description (str | Unset):
             input_schema (MessagesToolInputSchema | Unset): JSON Schema of the tool's `input` object; enforced when the tool
                 is forced.
+            defer_loading (bool | Unset): Kept out of the prompt until a `tool_reference` block names the tool.
             cache_control (MessagesCacheControlType0 | None | Unset): Prompt-caching breakpoint; accepted and ignored (the
                 prefix cache needs no hints).
     """
@@ -36,6 +37,7 @@ class MessagesTool:
     type_: None | str | Unset = UNSET
     description: str | Unset = UNSET
     input_schema: MessagesToolInputSchema | Unset = UNSET
+    defer_loading: bool | Unset = UNSET
     cache_control: MessagesCacheControlType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -55,6 +57,8 @@ class MessagesTool:
         input_schema: dict[str, Any] | Unset = UNSET
         if not isinstance(self.input_schema, Unset):
             input_schema = self.input_schema.to_dict()
+
+        defer_loading = self.defer_loading
 
         cache_control: dict[str, Any] | None | Unset
         if isinstance(self.cache_control, Unset):
@@ -77,6 +81,8 @@ class MessagesTool:
             field_dict["description"] = description
         if input_schema is not UNSET:
             field_dict["input_schema"] = input_schema
+        if defer_loading is not UNSET:
+            field_dict["defer_loading"] = defer_loading
         if cache_control is not UNSET:
             field_dict["cache_control"] = cache_control
 
@@ -108,6 +114,8 @@ class MessagesTool:
         else:
             input_schema = MessagesToolInputSchema.from_dict(_input_schema)
 
+        defer_loading = d.pop("defer_loading", UNSET)
+
         def _parse_cache_control(data: object) -> MessagesCacheControlType0 | None | Unset:
             if data is None:
                 return data
@@ -130,6 +138,7 @@ class MessagesTool:
             type_=type_,
             description=description,
             input_schema=input_schema,
+            defer_loading=defer_loading,
             cache_control=cache_control,
         )
 

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.messages_cache_control_type_0 import MessagesCacheControlType0
     from ..models.messages_text_block_param import MessagesTextBlockParam
+    from ..models.messages_tool_reference_block_param import MessagesToolReferenceBlockParam
     from ..models.messages_unsupported_block_param import MessagesUnsupportedBlockParam
 
 
@@ -25,8 +26,8 @@ class MessagesToolResultBlockParam:
     Attributes:
         type_ (MessagesToolResultBlockParamType):
         tool_use_id (str):
-        content (list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str | Unset): Text, or text blocks
-            (other block types get 400 naming the type).
+        content (list[MessagesTextBlockParam | MessagesToolReferenceBlockParam | MessagesUnsupportedBlockParam] | str |
+            Unset): Text, or text blocks (other block types get 400 naming the type).
         is_error (bool | Unset): The tool failed; the result is rendered marked as an error.
         cache_control (MessagesCacheControlType0 | None | Unset): Prompt-caching breakpoint; accepted and ignored (the
             prefix cache needs no hints).
@@ -34,7 +35,9 @@ class MessagesToolResultBlockParam:
 
     type_: MessagesToolResultBlockParamType
     tool_use_id: str
-    content: list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str | Unset = UNSET
+    content: (
+        list[MessagesTextBlockParam | MessagesToolReferenceBlockParam | MessagesUnsupportedBlockParam] | str | Unset
+    ) = UNSET
     is_error: bool | Unset = UNSET
     cache_control: MessagesCacheControlType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -42,6 +45,7 @@ class MessagesToolResultBlockParam:
     def to_dict(self) -> dict[str, Any]:
         from ..models.messages_cache_control_type_0 import MessagesCacheControlType0  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
+        from ..models.messages_tool_reference_block_param import MessagesToolReferenceBlockParam  # noqa: PLC0415
 
         type_ = self.type_.value
 
@@ -55,6 +59,8 @@ class MessagesToolResultBlockParam:
             for content_type_1_item_data in self.content:
                 content_type_1_item: dict[str, Any]
                 if isinstance(content_type_1_item_data, MessagesTextBlockParam):
+                    content_type_1_item = content_type_1_item_data.to_dict()
+                elif isinstance(content_type_1_item_data, MessagesToolReferenceBlockParam):
                     content_type_1_item = content_type_1_item_data.to_dict()
                 else:
                     content_type_1_item = content_type_1_item_data.to_dict()
@@ -95,6 +101,7 @@ class MessagesToolResultBlockParam:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.messages_cache_control_type_0 import MessagesCacheControlType0  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
+        from ..models.messages_tool_reference_block_param import MessagesToolReferenceBlockParam  # noqa: PLC0415
         from ..models.messages_unsupported_block_param import MessagesUnsupportedBlockParam  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -102,7 +109,11 @@ class MessagesToolResultBlockParam:
 
         tool_use_id = d.pop("tool_use_id")
 
-        def _parse_content(data: object) -> list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str | Unset:
+        def _parse_content(
+            data: object,
+        ) -> (
+            list[MessagesTextBlockParam | MessagesToolReferenceBlockParam | MessagesUnsupportedBlockParam] | str | Unset
+        ):
             if isinstance(data, Unset):
                 return data
             try:
@@ -114,7 +125,7 @@ class MessagesToolResultBlockParam:
 
                     def _parse_content_type_1_item(
                         data: object,
-                    ) -> MessagesTextBlockParam | MessagesUnsupportedBlockParam:
+                    ) -> MessagesTextBlockParam | MessagesToolReferenceBlockParam | MessagesUnsupportedBlockParam:
                         try:
                             if not isinstance(data, dict):
                                 raise TypeError()
@@ -123,11 +134,19 @@ class MessagesToolResultBlockParam:
                             return content_type_1_item_type_0
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            content_type_1_item_type_1 = MessagesToolReferenceBlockParam.from_dict(data)
+
+                            return content_type_1_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
                         if not isinstance(data, dict):
                             raise TypeError()
-                        content_type_1_item_type_1 = MessagesUnsupportedBlockParam.from_dict(data)
+                        content_type_1_item_type_2 = MessagesUnsupportedBlockParam.from_dict(data)
 
-                        return content_type_1_item_type_1
+                        return content_type_1_item_type_2
 
                     content_type_1_item = _parse_content_type_1_item(content_type_1_item_data)
 
@@ -136,7 +155,12 @@ class MessagesToolResultBlockParam:
                 return content_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str | Unset, data)
+            return cast(
+                list[MessagesTextBlockParam | MessagesToolReferenceBlockParam | MessagesUnsupportedBlockParam]
+                | str
+                | Unset,
+                data,
+            )
 
         content = _parse_content(d.pop("content", UNSET))
 

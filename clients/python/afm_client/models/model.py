@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -9,6 +9,10 @@ from attrs import field as _attrs_field
 from ..models.model_object import ModelObject
 from ..models.model_type import ModelType
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.model_capabilities_type_0 import ModelCapabilitiesType0
+
 
 T = TypeVar("T", bound="Model")
 
@@ -21,8 +25,12 @@ class Model:
         object_ (ModelObject):
         created (int):
         owned_by (str):
-        max_context_length (int | None | Unset):
+        max_context_length (int | None | Unset): The context window in tokens (prompt plus output); null for a chat
+            model not loaded yet. A request whose prompt does not fit gets 400 `context_length_exceeded`; its output limit
+            is clipped to the room the prompt leaves.
         type_ (ModelType | Unset): What the model serves.
+        capabilities (ModelCapabilitiesType0 | None | Unset): AFM extension. What a loaded chat model can do (null until
+            it is loaded).
         loaded (bool | Unset): AFM extension: whether the model is resident now. Chat models load on first use (the
             default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding
             models load on first use and stay.
@@ -34,10 +42,13 @@ class Model:
     owned_by: str
     max_context_length: int | None | Unset = UNSET
     type_: ModelType | Unset = UNSET
+    capabilities: ModelCapabilitiesType0 | None | Unset = UNSET
     loaded: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.model_capabilities_type_0 import ModelCapabilitiesType0  # noqa: PLC0415
+
         id = self.id
 
         object_ = self.object_.value
@@ -56,6 +67,14 @@ class Model:
         if not isinstance(self.type_, Unset):
             type_ = self.type_.value
 
+        capabilities: dict[str, Any] | None | Unset
+        if isinstance(self.capabilities, Unset):
+            capabilities = UNSET
+        elif isinstance(self.capabilities, ModelCapabilitiesType0):
+            capabilities = self.capabilities.to_dict()
+        else:
+            capabilities = self.capabilities
+
         loaded = self.loaded
 
         field_dict: dict[str, Any] = {}
@@ -72,6 +91,8 @@ class Model:
             field_dict["max_context_length"] = max_context_length
         if type_ is not UNSET:
             field_dict["type"] = type_
+        if capabilities is not UNSET:
+            field_dict["capabilities"] = capabilities
         if loaded is not UNSET:
             field_dict["loaded"] = loaded
 
@@ -79,6 +100,8 @@ class Model:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.model_capabilities_type_0 import ModelCapabilitiesType0  # noqa: PLC0415
+
         d = dict(src_dict)
         id = d.pop("id")
 
@@ -104,6 +127,23 @@ class Model:
         else:
             type_ = ModelType(_type_)
 
+        def _parse_capabilities(data: object) -> ModelCapabilitiesType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_model_capabilities_type_0 = ModelCapabilitiesType0.from_dict(data)
+
+                return componentsschemas_model_capabilities_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ModelCapabilitiesType0 | None | Unset, data)
+
+        capabilities = _parse_capabilities(d.pop("capabilities", UNSET))
+
         loaded = d.pop("loaded", UNSET)
 
         model = cls(
@@ -113,6 +153,7 @@ class Model:
             owned_by=owned_by,
             max_context_length=max_context_length,
             type_=type_,
+            capabilities=capabilities,
             loaded=loaded,
         )
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..models.response_function_call_status import ResponseFunctionCallStatus
 from ..models.response_function_call_type import ResponseFunctionCallType
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ResponseFunctionCall")
 
@@ -22,6 +23,7 @@ class ResponseFunctionCall:
         name (str):
         arguments (str): The arguments as a JSON string.
         status (ResponseFunctionCallStatus):
+        namespace (str | Unset): The namespace tool the function belongs to (absent for a plain function tool).
     """
 
     type_: ResponseFunctionCallType
@@ -30,6 +32,7 @@ class ResponseFunctionCall:
     name: str
     arguments: str
     status: ResponseFunctionCallStatus
+    namespace: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +48,8 @@ class ResponseFunctionCall:
 
         status = self.status.value
 
+        namespace = self.namespace
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -57,6 +62,8 @@ class ResponseFunctionCall:
                 "status": status,
             }
         )
+        if namespace is not UNSET:
+            field_dict["namespace"] = namespace
 
         return field_dict
 
@@ -75,6 +82,8 @@ class ResponseFunctionCall:
 
         status = ResponseFunctionCallStatus(d.pop("status"))
 
+        namespace = d.pop("namespace", UNSET)
+
         response_function_call = cls(
             type_=type_,
             id=id,
@@ -82,6 +91,7 @@ class ResponseFunctionCall:
             name=name,
             arguments=arguments,
             status=status,
+            namespace=namespace,
         )
 
         response_function_call.additional_properties = d

@@ -20,8 +20,9 @@ T = TypeVar("T", bound="ResponseInputItem")
 class ResponseInputItem:
     """An input item: `message` (the default when `role` is given; `content` a string or
     `input_text` / `output_text` parts; roles user, assistant, system, developer),
-    `function_call` (`call_id`, `name`, `arguments`), `function_call_output` (`call_id`,
-    `output`) or `reasoning` (`content` / `summary` text). Other types get 400.
+    `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
+    function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
+    `summary` text, or `encrypted_content` this server sealed). Other types get 400.
 
         Attributes:
             type_ (str | Unset):
@@ -31,6 +32,7 @@ class ResponseInputItem:
             content (list[ResponseContentPart] | str | Unset):
             call_id (str | Unset):
             name (str | Unset):
+            namespace (None | str | Unset):
             arguments (str | Unset):
             output (list[ResponseContentPart] | str | Unset):
             summary (list[ResponseContentPart] | Unset):
@@ -44,6 +46,7 @@ class ResponseInputItem:
     content: list[ResponseContentPart] | str | Unset = UNSET
     call_id: str | Unset = UNSET
     name: str | Unset = UNSET
+    namespace: None | str | Unset = UNSET
     arguments: str | Unset = UNSET
     output: list[ResponseContentPart] | str | Unset = UNSET
     summary: list[ResponseContentPart] | Unset = UNSET
@@ -84,6 +87,12 @@ class ResponseInputItem:
         call_id = self.call_id
 
         name = self.name
+
+        namespace: None | str | Unset
+        if isinstance(self.namespace, Unset):
+            namespace = UNSET
+        else:
+            namespace = self.namespace
 
         arguments = self.arguments
 
@@ -129,6 +138,8 @@ class ResponseInputItem:
             field_dict["call_id"] = call_id
         if name is not UNSET:
             field_dict["name"] = name
+        if namespace is not UNSET:
+            field_dict["namespace"] = namespace
         if arguments is not UNSET:
             field_dict["arguments"] = arguments
         if output is not UNSET:
@@ -196,6 +207,15 @@ class ResponseInputItem:
 
         name = d.pop("name", UNSET)
 
+        def _parse_namespace(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        namespace = _parse_namespace(d.pop("namespace", UNSET))
+
         arguments = d.pop("arguments", UNSET)
 
         def _parse_output(data: object) -> list[ResponseContentPart] | str | Unset:
@@ -244,6 +264,7 @@ class ResponseInputItem:
             content=content,
             call_id=call_id,
             name=name,
+            namespace=namespace,
             arguments=arguments,
             output=output,
             summary=summary,

@@ -27,6 +27,8 @@ class ResponseReasoningItem:
         summary (list[ResponseReasoningItemSummaryItem]):
         status (ResponseReasoningItemStatus | Unset):
         content (list[ResponseReasoningText] | Unset):
+        encrypted_content (str | Unset): The reasoning sealed by this server; present when `include` asks for
+            `reasoning.encrypted_content`.
     """
 
     type_: ResponseReasoningItemType
@@ -34,6 +36,7 @@ class ResponseReasoningItem:
     summary: list[ResponseReasoningItemSummaryItem]
     status: ResponseReasoningItemStatus | Unset = UNSET
     content: list[ResponseReasoningText] | Unset = UNSET
+    encrypted_content: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,6 +60,8 @@ class ResponseReasoningItem:
                 content_item = content_item_data.to_dict()
                 content.append(content_item)
 
+        encrypted_content = self.encrypted_content
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -70,6 +75,8 @@ class ResponseReasoningItem:
             field_dict["status"] = status
         if content is not UNSET:
             field_dict["content"] = content
+        if encrypted_content is not UNSET:
+            field_dict["encrypted_content"] = encrypted_content
 
         return field_dict
 
@@ -106,12 +113,15 @@ class ResponseReasoningItem:
 
                 content.append(content_item)
 
+        encrypted_content = d.pop("encrypted_content", UNSET)
+
         response_reasoning_item = cls(
             type_=type_,
             id=id,
             summary=summary,
             status=status,
             content=content,
+            encrypted_content=encrypted_content,
         )
 
         response_reasoning_item.additional_properties = d

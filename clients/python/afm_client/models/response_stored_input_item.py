@@ -29,6 +29,7 @@ class ResponseStoredInputItem:
         content (list[ResponseContentPart] | Unset):
         call_id (str | Unset):
         name (str | Unset):
+        namespace (None | str | Unset):
         arguments (str | Unset):
         output (str | Unset):
         summary (list[ResponseContentPart] | Unset):
@@ -41,6 +42,7 @@ class ResponseStoredInputItem:
     content: list[ResponseContentPart] | Unset = UNSET
     call_id: str | Unset = UNSET
     name: str | Unset = UNSET
+    namespace: None | str | Unset = UNSET
     arguments: str | Unset = UNSET
     output: str | Unset = UNSET
     summary: list[ResponseContentPart] | Unset = UNSET
@@ -72,6 +74,12 @@ class ResponseStoredInputItem:
 
         name = self.name
 
+        namespace: None | str | Unset
+        if isinstance(self.namespace, Unset):
+            namespace = UNSET
+        else:
+            namespace = self.namespace
+
         arguments = self.arguments
 
         output = self.output
@@ -101,6 +109,8 @@ class ResponseStoredInputItem:
             field_dict["call_id"] = call_id
         if name is not UNSET:
             field_dict["name"] = name
+        if namespace is not UNSET:
+            field_dict["namespace"] = namespace
         if arguments is not UNSET:
             field_dict["arguments"] = arguments
         if output is not UNSET:
@@ -148,6 +158,15 @@ class ResponseStoredInputItem:
 
         name = d.pop("name", UNSET)
 
+        def _parse_namespace(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        namespace = _parse_namespace(d.pop("namespace", UNSET))
+
         arguments = d.pop("arguments", UNSET)
 
         output = d.pop("output", UNSET)
@@ -169,6 +188,7 @@ class ResponseStoredInputItem:
             content=content,
             call_id=call_id,
             name=name,
+            namespace=namespace,
             arguments=arguments,
             output=output,
             summary=summary,

@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0
+    from ..models.response_tool_tools_item import ResponseToolToolsItem
 
 
 T = TypeVar("T", bound="ResponseTool")
@@ -17,18 +18,22 @@ T = TypeVar("T", bound="ResponseTool")
 
 @_attrs_define
 class ResponseTool:
-    """A function tool (`name`, `parameters`, `strict`). Other types get 400 naming the type.
+    """A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
+    `description`, `tools`: function tools). Other types are left out of the prompt and
+    reported in `X-AFM-Warnings`.
 
-    Attributes:
-        type_ (str):
-        name (str | Unset):
-        description (None | str | Unset):
-        parameters (None | ResponseToolParametersType0 | Unset): JSON Schema of the arguments object.
-        strict (bool | None | Unset): Arguments must validate against `parameters`; enforced by the grammar engine.
+        Attributes:
+            type_ (str):
+            name (str | Unset):
+            tools (list[ResponseToolToolsItem] | Unset): A namespace's function tools.
+            description (None | str | Unset):
+            parameters (None | ResponseToolParametersType0 | Unset): JSON Schema of the arguments object.
+            strict (bool | None | Unset): Arguments must validate against `parameters`; enforced by the grammar engine.
     """
 
     type_: str
     name: str | Unset = UNSET
+    tools: list[ResponseToolToolsItem] | Unset = UNSET
     description: None | str | Unset = UNSET
     parameters: None | ResponseToolParametersType0 | Unset = UNSET
     strict: bool | None | Unset = UNSET
@@ -40,6 +45,13 @@ class ResponseTool:
         type_ = self.type_
 
         name = self.name
+
+        tools: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.tools, Unset):
+            tools = []
+            for tools_item_data in self.tools:
+                tools_item = tools_item_data.to_dict()
+                tools.append(tools_item)
 
         description: None | str | Unset
         if isinstance(self.description, Unset):
@@ -70,6 +82,8 @@ class ResponseTool:
         )
         if name is not UNSET:
             field_dict["name"] = name
+        if tools is not UNSET:
+            field_dict["tools"] = tools
         if description is not UNSET:
             field_dict["description"] = description
         if parameters is not UNSET:
@@ -82,11 +96,21 @@ class ResponseTool:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0  # noqa: PLC0415
+        from ..models.response_tool_tools_item import ResponseToolToolsItem  # noqa: PLC0415
 
         d = dict(src_dict)
         type_ = d.pop("type")
 
         name = d.pop("name", UNSET)
+
+        _tools = d.pop("tools", UNSET)
+        tools: list[ResponseToolToolsItem] | Unset = UNSET
+        if _tools is not UNSET:
+            tools = []
+            for tools_item_data in _tools:
+                tools_item = ResponseToolToolsItem.from_dict(tools_item_data)
+
+                tools.append(tools_item)
 
         def _parse_description(data: object) -> None | str | Unset:
             if data is None:
@@ -126,6 +150,7 @@ class ResponseTool:
         response_tool = cls(
             type_=type_,
             name=name,
+            tools=tools,
             description=description,
             parameters=parameters,
             strict=strict,

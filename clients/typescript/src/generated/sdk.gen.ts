@@ -150,8 +150,18 @@ export const createCompletion = <ThrowOnError extends boolean = false>(options: 
  * With `background: true` (needs `store`) the reply is the `queued` response at once; poll
  * `GET /v1/responses/{response_id}` and cancel with `POST .../cancel`.
  *
- * Tool types this server cannot run (web_search, file_search, code_interpreter, computer
- * use, mcp, image generation...) and image or file input parts get 400 naming the type.
+ * Tools: `function` tools, and `namespace` tools whose function tools the model sees as
+ * `<namespace>.<name>` (a call to one comes back as a `function_call` with `name` and
+ * `namespace`, as OpenAI returns it). Other tool types (hosted tools such as web_search,
+ * file_search, code_interpreter, computer use, mcp, image generation, and tools with a
+ * built-in format such as custom, shell, local_shell, apply_patch) are left out of the
+ * prompt and reported in `X-AFM-Warnings` and the access log; a `tool_choice` naming one
+ * gets 400. Image or file input parts get 400 naming the type.
+ *
+ * With `store: false` and `include: ["reasoning.encrypted_content"]`, reasoning items carry
+ * `encrypted_content`: the reasoning text sealed with a key kept in the data directory
+ * (base64 with an HMAC). Sent back as input, it is verified and read; a value this server
+ * cannot verify is left out and reported in `X-AFM-Warnings`.
  *
  */
 export const createResponse = <ThrowOnError extends boolean = false>(options: Options<CreateResponseData, ThrowOnError>) => (options.client ?? client).post<CreateResponseResponses, CreateResponseErrors, ThrowOnError>({
@@ -293,12 +303,23 @@ export const countTokens = <ThrowOnError extends boolean = false>(options: Optio
  *
  * Request: content blocks `text`, `tool_use`, `tool_result` (string or text-block content,
  * `is_error`) and `thinking` / `redacted_thinking` sent back by clients; `image`,
- * `document` and server-tool blocks, and server tools (a `type` other than `custom`), get
- * 400 naming the type. `cache_control` is accepted and ignored (the prefix cache works on
- * its own). `thinking: enabled` turns the model's reasoning on (`budget_tokens` is not
- * enforced), `disabled` turns it off; absent, the server default applies. `tool_choice`
- * `any` and `tool` are enforced by the grammar engine, as `required` and named choices are
- * in chat. `model` resolves as for chat completions (the response names what ran).
+ * `document` and server-tool blocks get 400 naming the type. A `system` turn inside
+ * `messages` is rendered as a system turn in place (templates that take only a leading
+ * system prompt get it appended there, reported in `X-AFM-Warnings`). Server tools (a
+ * `type` other than `custom`, such as `web_search_20250305`) are left out of the prompt and
+ * reported in `X-AFM-Warnings`; tools with `defer_loading` stay out of the prompt until a
+ * `tool_reference` block in a `tool_result` names them. `cache_control` is accepted and
+ * ignored (the prefix cache works on its own). `thinking` `enabled`, `adaptive` and
+ * `between_tools` turn the model's reasoning on (`budget_tokens` is not enforced),
+ * `disabled` turns it off; absent, the server default applies; `display: omitted` returns
+ * thinking blocks with empty text and the reasoning sealed in `signature`, which this
+ * server reads back on the next turn. `output_config.effort` maps to the template's
+ * reasoning effort as `reasoning_effort` does in chat. `context_management.edits`:
+ * `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+ * turns (`keep: all` keeps every one); other edits are accepted and reported in
+ * `X-AFM-Warnings` as not applied. `tool_choice` `any` and `tool` are enforced by the
+ * grammar engine, as `required` and named choices are in chat. `model` resolves as for
+ * chat completions (the response names what ran). `?beta=true` is accepted.
  *
  * Usage: `input_tokens` counts the prompt tokens computed for this request,
  * `cache_read_input_tokens` those reused from the prefix cache (their sum is the prompt

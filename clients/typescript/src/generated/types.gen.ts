@@ -192,16 +192,38 @@ export type Model = {
     object: 'model';
     created: number;
     owned_by: string;
+    /**
+     * The context window in tokens (prompt plus output); null for a chat model not loaded yet. A request whose prompt does not fit gets 400 `context_length_exceeded`; its output limit is clipped to the room the prompt leaves.
+     */
     max_context_length?: number | null;
     /**
      * What the model serves.
      */
     type?: 'chat' | 'embedding';
+    capabilities?: ModelCapabilities;
     /**
      * AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
      */
     loaded?: boolean;
 };
+
+/**
+ * AFM extension. What a loaded chat model can do (null until it is loaded).
+ */
+export type ModelCapabilities = {
+    /**
+     * Its chat template renders tools (tool calls are parsed).
+     */
+    tools: boolean;
+    /**
+     * Its chat template has thinking controls or think markup.
+     */
+    reasoning: boolean;
+    /**
+     * It takes image input (always false here).
+     */
+    vision: boolean;
+} | null;
 
 export type ModelList = {
     object: 'list';
@@ -1286,8 +1308,8 @@ export type OcrResult = {
 };
 
 /**
- * An Anthropic Messages request. Unknown fields (`service_tier`, `container`,
- * `context_management`, ...) are accepted and ignored.
+ * An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
+ * accepted and ignored.
  *
  */
 export type MessagesRequest = {
@@ -1320,6 +1342,8 @@ export type MessagesRequest = {
     tools?: Array<MessagesTool>;
     tool_choice?: MessagesToolChoice;
     thinking?: MessagesThinkingConfig;
+    output_config?: MessagesOutputConfig;
+    context_management?: MessagesContextManagement;
     metadata?: MessagesMetadata;
     /**
      * Stream named SSE events instead of one message.
@@ -1341,6 +1365,8 @@ export type MessagesCountTokensRequest = {
     tools?: Array<MessagesTool>;
     tool_choice?: MessagesToolChoice;
     thinking?: MessagesThinkingConfig;
+    output_config?: MessagesOutputConfig;
+    context_management?: MessagesContextManagement;
 };
 
 export type MessagesCountTokensResponse = {
@@ -1356,7 +1382,10 @@ export type MessagesCountTokensResponse = {
 export type MessagesSystem = string | Array<MessagesTextBlockParam>;
 
 export type MessagesMessageParam = {
-    role: 'user' | 'assistant';
+    /**
+     * `system` turns (Claude Code sends them) are rendered as system turns.
+     */
+    role: 'user' | 'assistant' | 'system';
     /**
      * Text, or content blocks.
      */
@@ -1404,7 +1433,7 @@ export type MessagesToolResultBlockParam = {
     /**
      * Text, or text blocks (other block types get 400 naming the type).
      */
-    content?: string | Array<MessagesTextBlockParam | MessagesUnsupportedBlockParam>;
+    content?: string | Array<MessagesTextBlockParam | MessagesToolReferenceBlockParam | MessagesUnsupportedBlockParam>;
     /**
      * The tool failed; the result is rendered marked as an error.
      */
@@ -1419,6 +1448,14 @@ export type MessagesThinkingBlockParam = {
     type: 'thinking';
     thinking: string;
     signature?: string;
+};
+
+/**
+ * A deferred tool a tool search found; from this turn on the tool is in the prompt.
+ */
+export type MessagesToolReferenceBlockParam = {
+    type: 'tool_reference';
+    tool_name: string;
 };
 
 /**
@@ -1441,7 +1478,7 @@ export type MessagesUnsupportedBlockParam = {
 /**
  * A client tool: `name`, `description` and the JSON Schema of its `input` (required for
  * client tools). Anthropic server tools (a `type` other than `custom`, such as
- * `web_search_20250305`) get 400 naming the type.
+ * `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
  *
  */
 export type MessagesTool = {
@@ -1457,6 +1494,10 @@ export type MessagesTool = {
     input_schema?: {
         [key: string]: unknown;
     };
+    /**
+     * Kept out of the prompt until a `tool_reference` block names the tool.
+     */
+    defer_loading?: boolean;
     cache_control?: MessagesCacheControl;
 };
 
@@ -1514,14 +1555,44 @@ export type MessagesToolChoiceNone = {
 
 /**
  * `enabled`, `adaptive` and `between_tools` turn the model's reasoning on (the chat
- * template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
- * enforced. `disabled` turns it off.
+ * template's `enable_thinking`); `budget_tokens` is accepted but not enforced. `disabled`
+ * turns it off. `display: omitted` returns thinking blocks with empty `thinking` and the
+ * reasoning sealed in `signature` (read back when the block is sent again).
  *
  */
 export type MessagesThinkingConfig = {
     type: 'enabled' | 'disabled' | 'adaptive' | 'between_tools';
     budget_tokens?: number;
     display?: 'summarized' | 'omitted';
+};
+
+/**
+ * Output settings; `effort` maps to the template's reasoning effort.
+ */
+export type MessagesOutputConfig = {
+    effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
+} | null;
+
+/**
+ * Context edits applied to the conversation before it is rendered.
+ */
+export type MessagesContextManagement = {
+    edits?: Array<MessagesContextEdit>;
+} | null;
+
+/**
+ * `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+ * turns (`keep`: `all`, or `{type: thinking_turns, value: N}`; default 1). Other edit types
+ * (`clear_tool_uses_20250919`, ...) are accepted and reported as not applied.
+ *
+ */
+export type MessagesContextEdit = {
+    type: string;
+    keep?: 'all' | {
+        type?: string;
+        value?: number;
+        [key: string]: unknown;
+    };
 };
 
 /**
@@ -1566,9 +1637,12 @@ export type MessagesTextBlock = {
 
 export type MessagesThinkingBlock = {
     type: 'thinking';
+    /**
+     * The reasoning; empty with `thinking.display: omitted`.
+     */
     thinking: string;
     /**
-     * Empty (local reasoning is not signed).
+     * The reasoning sealed by this server (read back when the block is sent again).
      */
     signature: string;
 };
@@ -1633,7 +1707,7 @@ export type MessagesContentBlockDeltaEvent = {
     delta: MessagesBlockDelta;
 };
 
-export type MessagesBlockDelta = MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta;
+export type MessagesBlockDelta = MessagesTextDelta | MessagesInputJsonDelta | MessagesThinkingDelta | MessagesSignatureDelta;
 
 export type MessagesTextDelta = {
     type: 'text_delta';
@@ -1651,6 +1725,14 @@ export type MessagesInputJsonDelta = {
 export type MessagesThinkingDelta = {
     type: 'thinking_delta';
     thinking: string;
+};
+
+/**
+ * A thinking block's `signature` (the reasoning sealed by this server), sent just before the block stops.
+ */
+export type MessagesSignatureDelta = {
+    type: 'signature_delta';
+    signature: string;
 };
 
 export type MessagesContentBlockStopEvent = {
@@ -1711,7 +1793,7 @@ export type CreateResponseRequest = {
      */
     instructions?: string | null;
     /**
-     * Function tools. Other tool types get 400 naming the type.
+     * Function and namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
      */
     tools?: Array<ResponseTool> | null;
     tool_choice?: ResponseToolChoice;
@@ -1759,16 +1841,27 @@ export type CreateResponseRequest = {
      */
     user?: string | null;
     /**
-     * Accepted for client compatibility; nothing extra is included.
+     * `reasoning.encrypted_content` adds `encrypted_content` to reasoning items (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
      */
     include?: Array<string> | null;
+    /**
+     * Accepted for client compatibility (the prefix cache needs no key).
+     */
+    prompt_cache_key?: string | null;
+    /**
+     * Accepted and ignored (Codex sends its turn metadata here).
+     */
+    client_metadata?: {
+        [key: string]: unknown;
+    } | null;
 };
 
 /**
  * An input item: `message` (the default when `role` is given; `content` a string or
  * `input_text` / `output_text` parts; roles user, assistant, system, developer),
- * `function_call` (`call_id`, `name`, `arguments`), `function_call_output` (`call_id`,
- * `output`) or `reasoning` (`content` / `summary` text). Other types get 400.
+ * `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
+ * function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
+ * `summary` text, or `encrypted_content` this server sealed). Other types get 400.
  *
  */
 export type ResponseInputItem = {
@@ -1779,6 +1872,7 @@ export type ResponseInputItem = {
     content?: string | Array<ResponseContentPart>;
     call_id?: string;
     name?: string;
+    namespace?: string | null;
     arguments?: string;
     output?: string | Array<ResponseContentPart>;
     summary?: Array<ResponseContentPart>;
@@ -1794,11 +1888,20 @@ export type ResponseContentPart = {
 };
 
 /**
- * A function tool (`name`, `parameters`, `strict`). Other types get 400 naming the type.
+ * A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
+ * `description`, `tools`: function tools). Other types are left out of the prompt and
+ * reported in `X-AFM-Warnings`.
+ *
  */
 export type ResponseTool = {
     type: string;
     name?: string;
+    /**
+     * A namespace's function tools.
+     */
+    tools?: Array<{
+        [key: string]: unknown;
+    }>;
     description?: string | null;
     /**
      * JSON Schema of the arguments object.
@@ -1953,6 +2056,10 @@ export type ResponseFunctionCall = {
     call_id: string;
     name: string;
     /**
+     * The namespace tool the function belongs to (absent for a plain function tool).
+     */
+    namespace?: string;
+    /**
      * The arguments as a JSON string.
      */
     arguments: string;
@@ -1967,6 +2074,10 @@ export type ResponseReasoningItem = {
         [key: string]: unknown;
     }>;
     content?: Array<ResponseReasoningText>;
+    /**
+     * The reasoning sealed by this server; present when `include` asks for `reasoning.encrypted_content`.
+     */
+    encrypted_content?: string;
 };
 
 export type ResponseReasoningText = {
@@ -1999,6 +2110,7 @@ export type ResponseStoredInputItem = {
     content?: Array<ResponseContentPart>;
     call_id?: string;
     name?: string;
+    namespace?: string | null;
     arguments?: string;
     output?: string;
     summary?: Array<ResponseContentPart>;
@@ -2087,6 +2199,11 @@ export type ResponseErrorEvent = {
  * Correlation id; echoed on the response and used by the cancel operation.
  */
 export type XRequestIdIn = string;
+
+/**
+ * Sent by Claude Code (`?beta=true`); accepted, beta features are always on.
+ */
+export type AnthropicBeta = string;
 
 /**
  * `true` adds `afm_profile` to the response; `extended` also adds sampled series.
@@ -2853,7 +2970,12 @@ export type CreateMessageData = {
         'anthropic-beta'?: string;
     };
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Sent by Claude Code (`?beta=true`); accepted, beta features are always on.
+         */
+        beta?: string;
+    };
     url: '/v1/messages';
 };
 
@@ -2920,7 +3042,12 @@ export type CountMessageTokensData = {
         'anthropic-beta'?: string;
     };
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Sent by Claude Code (`?beta=true`); accepted, beta features are always on.
+         */
+        beta?: string;
+    };
     url: '/v1/messages/count_tokens';
 };
 

@@ -14,6 +14,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     body: MessagesCountTokensRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -32,9 +33,16 @@ def _get_kwargs(
     if not isinstance(anthropic_beta, Unset):
         headers["anthropic-beta"] = anthropic_beta
 
+    params: dict[str, Any] = {}
+
+    params["beta"] = beta
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v1/messages/count_tokens",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -104,6 +112,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesCountTokensRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -116,6 +125,7 @@ def sync_detailed(
     request: its `usage.input_tokens` plus `usage.cache_read_input_tokens`.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
@@ -132,6 +142,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        beta=beta,
         x_request_id=x_request_id,
         x_api_key=x_api_key,
         anthropic_version=anthropic_version,
@@ -149,6 +160,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesCountTokensRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -161,6 +173,7 @@ def sync(
     request: its `usage.input_tokens` plus `usage.cache_read_input_tokens`.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
@@ -178,6 +191,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        beta=beta,
         x_request_id=x_request_id,
         x_api_key=x_api_key,
         anthropic_version=anthropic_version,
@@ -189,6 +203,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesCountTokensRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -201,6 +216,7 @@ async def asyncio_detailed(
     request: its `usage.input_tokens` plus `usage.cache_read_input_tokens`.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
@@ -217,6 +233,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        beta=beta,
         x_request_id=x_request_id,
         x_api_key=x_api_key,
         anthropic_version=anthropic_version,
@@ -232,6 +249,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesCountTokensRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -244,6 +262,7 @@ async def asyncio(
     request: its `usage.input_tokens` plus `usage.cache_read_input_tokens`.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
@@ -262,6 +281,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            beta=beta,
             x_request_id=x_request_id,
             x_api_key=x_api_key,
             anthropic_version=anthropic_version,

@@ -14,6 +14,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     body: MessagesRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -32,9 +33,16 @@ def _get_kwargs(
     if not isinstance(anthropic_beta, Unset):
         headers["anthropic-beta"] = anthropic_beta
 
+    params: dict[str, Any] = {}
+
+    params["beta"] = beta
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v1/messages",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -109,6 +117,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -127,12 +136,23 @@ def sync_detailed(
 
     Request: content blocks `text`, `tool_use`, `tool_result` (string or text-block content,
     `is_error`) and `thinking` / `redacted_thinking` sent back by clients; `image`,
-    `document` and server-tool blocks, and server tools (a `type` other than `custom`), get
-    400 naming the type. `cache_control` is accepted and ignored (the prefix cache works on
-    its own). `thinking: enabled` turns the model's reasoning on (`budget_tokens` is not
-    enforced), `disabled` turns it off; absent, the server default applies. `tool_choice`
-    `any` and `tool` are enforced by the grammar engine, as `required` and named choices are
-    in chat. `model` resolves as for chat completions (the response names what ran).
+    `document` and server-tool blocks get 400 naming the type. A `system` turn inside
+    `messages` is rendered as a system turn in place (templates that take only a leading
+    system prompt get it appended there, reported in `X-AFM-Warnings`). Server tools (a
+    `type` other than `custom`, such as `web_search_20250305`) are left out of the prompt and
+    reported in `X-AFM-Warnings`; tools with `defer_loading` stay out of the prompt until a
+    `tool_reference` block in a `tool_result` names them. `cache_control` is accepted and
+    ignored (the prefix cache works on its own). `thinking` `enabled`, `adaptive` and
+    `between_tools` turn the model's reasoning on (`budget_tokens` is not enforced),
+    `disabled` turns it off; absent, the server default applies; `display: omitted` returns
+    thinking blocks with empty text and the reasoning sealed in `signature`, which this
+    server reads back on the next turn. `output_config.effort` maps to the template's
+    reasoning effort as `reasoning_effort` does in chat. `context_management.edits`:
+    `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+    turns (`keep: all` keeps every one); other edits are accepted and reported in
+    `X-AFM-Warnings` as not applied. `tool_choice` `any` and `tool` are enforced by the
+    grammar engine, as `required` and named choices are in chat. `model` resolves as for
+    chat completions (the response names what ran). `?beta=true` is accepted.
 
     Usage: `input_tokens` counts the prompt tokens computed for this request,
     `cache_read_input_tokens` those reused from the prefix cache (their sum is the prompt
@@ -145,13 +165,14 @@ def sync_detailed(
     `anthropic-beta` are accepted and ignored.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
         anthropic_beta (str | Unset):
         body (MessagesRequest): An Anthropic Messages request. Unknown fields (`service_tier`,
-            `container`,
-            `context_management`, ...) are accepted and ignored.
+            `container`, ...) are
+            accepted and ignored.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -163,6 +184,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        beta=beta,
         x_request_id=x_request_id,
         x_api_key=x_api_key,
         anthropic_version=anthropic_version,
@@ -180,6 +202,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -198,12 +221,23 @@ def sync(
 
     Request: content blocks `text`, `tool_use`, `tool_result` (string or text-block content,
     `is_error`) and `thinking` / `redacted_thinking` sent back by clients; `image`,
-    `document` and server-tool blocks, and server tools (a `type` other than `custom`), get
-    400 naming the type. `cache_control` is accepted and ignored (the prefix cache works on
-    its own). `thinking: enabled` turns the model's reasoning on (`budget_tokens` is not
-    enforced), `disabled` turns it off; absent, the server default applies. `tool_choice`
-    `any` and `tool` are enforced by the grammar engine, as `required` and named choices are
-    in chat. `model` resolves as for chat completions (the response names what ran).
+    `document` and server-tool blocks get 400 naming the type. A `system` turn inside
+    `messages` is rendered as a system turn in place (templates that take only a leading
+    system prompt get it appended there, reported in `X-AFM-Warnings`). Server tools (a
+    `type` other than `custom`, such as `web_search_20250305`) are left out of the prompt and
+    reported in `X-AFM-Warnings`; tools with `defer_loading` stay out of the prompt until a
+    `tool_reference` block in a `tool_result` names them. `cache_control` is accepted and
+    ignored (the prefix cache works on its own). `thinking` `enabled`, `adaptive` and
+    `between_tools` turn the model's reasoning on (`budget_tokens` is not enforced),
+    `disabled` turns it off; absent, the server default applies; `display: omitted` returns
+    thinking blocks with empty text and the reasoning sealed in `signature`, which this
+    server reads back on the next turn. `output_config.effort` maps to the template's
+    reasoning effort as `reasoning_effort` does in chat. `context_management.edits`:
+    `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+    turns (`keep: all` keeps every one); other edits are accepted and reported in
+    `X-AFM-Warnings` as not applied. `tool_choice` `any` and `tool` are enforced by the
+    grammar engine, as `required` and named choices are in chat. `model` resolves as for
+    chat completions (the response names what ran). `?beta=true` is accepted.
 
     Usage: `input_tokens` counts the prompt tokens computed for this request,
     `cache_read_input_tokens` those reused from the prefix cache (their sum is the prompt
@@ -216,13 +250,14 @@ def sync(
     `anthropic-beta` are accepted and ignored.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
         anthropic_beta (str | Unset):
         body (MessagesRequest): An Anthropic Messages request. Unknown fields (`service_tier`,
-            `container`,
-            `context_management`, ...) are accepted and ignored.
+            `container`, ...) are
+            accepted and ignored.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -235,6 +270,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        beta=beta,
         x_request_id=x_request_id,
         x_api_key=x_api_key,
         anthropic_version=anthropic_version,
@@ -246,6 +282,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -264,12 +301,23 @@ async def asyncio_detailed(
 
     Request: content blocks `text`, `tool_use`, `tool_result` (string or text-block content,
     `is_error`) and `thinking` / `redacted_thinking` sent back by clients; `image`,
-    `document` and server-tool blocks, and server tools (a `type` other than `custom`), get
-    400 naming the type. `cache_control` is accepted and ignored (the prefix cache works on
-    its own). `thinking: enabled` turns the model's reasoning on (`budget_tokens` is not
-    enforced), `disabled` turns it off; absent, the server default applies. `tool_choice`
-    `any` and `tool` are enforced by the grammar engine, as `required` and named choices are
-    in chat. `model` resolves as for chat completions (the response names what ran).
+    `document` and server-tool blocks get 400 naming the type. A `system` turn inside
+    `messages` is rendered as a system turn in place (templates that take only a leading
+    system prompt get it appended there, reported in `X-AFM-Warnings`). Server tools (a
+    `type` other than `custom`, such as `web_search_20250305`) are left out of the prompt and
+    reported in `X-AFM-Warnings`; tools with `defer_loading` stay out of the prompt until a
+    `tool_reference` block in a `tool_result` names them. `cache_control` is accepted and
+    ignored (the prefix cache works on its own). `thinking` `enabled`, `adaptive` and
+    `between_tools` turn the model's reasoning on (`budget_tokens` is not enforced),
+    `disabled` turns it off; absent, the server default applies; `display: omitted` returns
+    thinking blocks with empty text and the reasoning sealed in `signature`, which this
+    server reads back on the next turn. `output_config.effort` maps to the template's
+    reasoning effort as `reasoning_effort` does in chat. `context_management.edits`:
+    `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+    turns (`keep: all` keeps every one); other edits are accepted and reported in
+    `X-AFM-Warnings` as not applied. `tool_choice` `any` and `tool` are enforced by the
+    grammar engine, as `required` and named choices are in chat. `model` resolves as for
+    chat completions (the response names what ran). `?beta=true` is accepted.
 
     Usage: `input_tokens` counts the prompt tokens computed for this request,
     `cache_read_input_tokens` those reused from the prefix cache (their sum is the prompt
@@ -282,13 +330,14 @@ async def asyncio_detailed(
     `anthropic-beta` are accepted and ignored.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
         anthropic_beta (str | Unset):
         body (MessagesRequest): An Anthropic Messages request. Unknown fields (`service_tier`,
-            `container`,
-            `context_management`, ...) are accepted and ignored.
+            `container`, ...) are
+            accepted and ignored.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -300,6 +349,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        beta=beta,
         x_request_id=x_request_id,
         x_api_key=x_api_key,
         anthropic_version=anthropic_version,
@@ -315,6 +365,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: MessagesRequest,
+    beta: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
     x_api_key: str | Unset = UNSET,
     anthropic_version: str | Unset = UNSET,
@@ -333,12 +384,23 @@ async def asyncio(
 
     Request: content blocks `text`, `tool_use`, `tool_result` (string or text-block content,
     `is_error`) and `thinking` / `redacted_thinking` sent back by clients; `image`,
-    `document` and server-tool blocks, and server tools (a `type` other than `custom`), get
-    400 naming the type. `cache_control` is accepted and ignored (the prefix cache works on
-    its own). `thinking: enabled` turns the model's reasoning on (`budget_tokens` is not
-    enforced), `disabled` turns it off; absent, the server default applies. `tool_choice`
-    `any` and `tool` are enforced by the grammar engine, as `required` and named choices are
-    in chat. `model` resolves as for chat completions (the response names what ran).
+    `document` and server-tool blocks get 400 naming the type. A `system` turn inside
+    `messages` is rendered as a system turn in place (templates that take only a leading
+    system prompt get it appended there, reported in `X-AFM-Warnings`). Server tools (a
+    `type` other than `custom`, such as `web_search_20250305`) are left out of the prompt and
+    reported in `X-AFM-Warnings`; tools with `defer_loading` stay out of the prompt until a
+    `tool_reference` block in a `tool_result` names them. `cache_control` is accepted and
+    ignored (the prefix cache works on its own). `thinking` `enabled`, `adaptive` and
+    `between_tools` turn the model's reasoning on (`budget_tokens` is not enforced),
+    `disabled` turns it off; absent, the server default applies; `display: omitted` returns
+    thinking blocks with empty text and the reasoning sealed in `signature`, which this
+    server reads back on the next turn. `output_config.effort` maps to the template's
+    reasoning effort as `reasoning_effort` does in chat. `context_management.edits`:
+    `clear_thinking_20251015` drops thinking blocks from all but the last `keep` assistant
+    turns (`keep: all` keeps every one); other edits are accepted and reported in
+    `X-AFM-Warnings` as not applied. `tool_choice` `any` and `tool` are enforced by the
+    grammar engine, as `required` and named choices are in chat. `model` resolves as for
+    chat completions (the response names what ran). `?beta=true` is accepted.
 
     Usage: `input_tokens` counts the prompt tokens computed for this request,
     `cache_read_input_tokens` those reused from the prefix cache (their sum is the prompt
@@ -351,13 +413,14 @@ async def asyncio(
     `anthropic-beta` are accepted and ignored.
 
     Args:
+        beta (str | Unset):
         x_request_id (str | Unset):
         x_api_key (str | Unset):
         anthropic_version (str | Unset):
         anthropic_beta (str | Unset):
         body (MessagesRequest): An Anthropic Messages request. Unknown fields (`service_tier`,
-            `container`,
-            `context_management`, ...) are accepted and ignored.
+            `container`, ...) are
+            accepted and ignored.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -371,6 +434,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            beta=beta,
             x_request_id=x_request_id,
             x_api_key=x_api_key,
             anthropic_version=anthropic_version,

@@ -113,8 +113,18 @@ def sync_detailed(
     With `background: true` (needs `store`) the reply is the `queued` response at once; poll
     `GET /v1/responses/{response_id}` and cancel with `POST .../cancel`.
 
-    Tool types this server cannot run (web_search, file_search, code_interpreter, computer
-    use, mcp, image generation...) and image or file input parts get 400 naming the type.
+    Tools: `function` tools, and `namespace` tools whose function tools the model sees as
+    `<namespace>.<name>` (a call to one comes back as a `function_call` with `name` and
+    `namespace`, as OpenAI returns it). Other tool types (hosted tools such as web_search,
+    file_search, code_interpreter, computer use, mcp, image generation, and tools with a
+    built-in format such as custom, shell, local_shell, apply_patch) are left out of the
+    prompt and reported in `X-AFM-Warnings` and the access log; a `tool_choice` naming one
+    gets 400. Image or file input parts get 400 naming the type.
+
+    With `store: false` and `include: ["reasoning.encrypted_content"]`, reasoning items carry
+    `encrypted_content`: the reasoning text sealed with a key kept in the data directory
+    (base64 with an HMAC). Sent back as input, it is verified and read; a value this server
+    cannot verify is left out and reported in `X-AFM-Warnings`.
 
     Args:
         x_request_id (str | Unset):
@@ -167,8 +177,18 @@ def sync(
     With `background: true` (needs `store`) the reply is the `queued` response at once; poll
     `GET /v1/responses/{response_id}` and cancel with `POST .../cancel`.
 
-    Tool types this server cannot run (web_search, file_search, code_interpreter, computer
-    use, mcp, image generation...) and image or file input parts get 400 naming the type.
+    Tools: `function` tools, and `namespace` tools whose function tools the model sees as
+    `<namespace>.<name>` (a call to one comes back as a `function_call` with `name` and
+    `namespace`, as OpenAI returns it). Other tool types (hosted tools such as web_search,
+    file_search, code_interpreter, computer use, mcp, image generation, and tools with a
+    built-in format such as custom, shell, local_shell, apply_patch) are left out of the
+    prompt and reported in `X-AFM-Warnings` and the access log; a `tool_choice` naming one
+    gets 400. Image or file input parts get 400 naming the type.
+
+    With `store: false` and `include: ["reasoning.encrypted_content"]`, reasoning items carry
+    `encrypted_content`: the reasoning text sealed with a key kept in the data directory
+    (base64 with an HMAC). Sent back as input, it is verified and read; a value this server
+    cannot verify is left out and reported in `X-AFM-Warnings`.
 
     Args:
         x_request_id (str | Unset):
@@ -216,8 +236,18 @@ async def asyncio_detailed(
     With `background: true` (needs `store`) the reply is the `queued` response at once; poll
     `GET /v1/responses/{response_id}` and cancel with `POST .../cancel`.
 
-    Tool types this server cannot run (web_search, file_search, code_interpreter, computer
-    use, mcp, image generation...) and image or file input parts get 400 naming the type.
+    Tools: `function` tools, and `namespace` tools whose function tools the model sees as
+    `<namespace>.<name>` (a call to one comes back as a `function_call` with `name` and
+    `namespace`, as OpenAI returns it). Other tool types (hosted tools such as web_search,
+    file_search, code_interpreter, computer use, mcp, image generation, and tools with a
+    built-in format such as custom, shell, local_shell, apply_patch) are left out of the
+    prompt and reported in `X-AFM-Warnings` and the access log; a `tool_choice` naming one
+    gets 400. Image or file input parts get 400 naming the type.
+
+    With `store: false` and `include: ["reasoning.encrypted_content"]`, reasoning items carry
+    `encrypted_content`: the reasoning text sealed with a key kept in the data directory
+    (base64 with an HMAC). Sent back as input, it is verified and read; a value this server
+    cannot verify is left out and reported in `X-AFM-Warnings`.
 
     Args:
         x_request_id (str | Unset):
@@ -268,8 +298,18 @@ async def asyncio(
     With `background: true` (needs `store`) the reply is the `queued` response at once; poll
     `GET /v1/responses/{response_id}` and cancel with `POST .../cancel`.
 
-    Tool types this server cannot run (web_search, file_search, code_interpreter, computer
-    use, mcp, image generation...) and image or file input parts get 400 naming the type.
+    Tools: `function` tools, and `namespace` tools whose function tools the model sees as
+    `<namespace>.<name>` (a call to one comes back as a `function_call` with `name` and
+    `namespace`, as OpenAI returns it). Other tool types (hosted tools such as web_search,
+    file_search, code_interpreter, computer use, mcp, image generation, and tools with a
+    built-in format such as custom, shell, local_shell, apply_patch) are left out of the
+    prompt and reported in `X-AFM-Warnings` and the access log; a `tool_choice` naming one
+    gets 400. Image or file input parts get 400 naming the type.
+
+    With `store: false` and `include: ["reasoning.encrypted_content"]`, reasoning items carry
+    `encrypted_content`: the reasoning text sealed with a key kept in the data directory
+    (base64 with an HMAC). Sent back as input, it is verified and read; a value this server
+    cannot verify is left out and reported in `X-AFM-Warnings`.
 
     Args:
         x_request_id (str | Unset):

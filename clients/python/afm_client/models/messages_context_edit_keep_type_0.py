@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class MessagesContextEditKeepType0(StrEnum):
+    ALL = "all"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,12 @@
+from enum import StrEnum
+
+
+class MessagesOutputConfigType0EffortType3Type1(StrEnum):
+    HIGH = "high"
+    LOW = "low"
+    MAX = "max"
+    MEDIUM = "medium"
+    XHIGH = "xhigh"
+
+    def __str__(self) -> str:
+        return str(self.value)
