@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,14 @@ START_SECONDS = float(os.environ.get("AFM_SHARD_START_SECONDS", "300"))
 """The budget of the start-up, from a rank's step channel until rank 0 serves HTTP
 (:func:`mark_started`): each rank prepares its weights at its own pace, and rank 0's heartbeats
 may wait behind the rest of its start-up (the HTTP app is built on another thread)."""
+
+PROGRESS_LIMIT = 10
+"""A rank past its step's budget whose threads still compute (Linux: their CPU time grows)
+is slow, not stuck: it may go on up to this many times the budget."""
+
+MIN_PROGRESS_SECONDS = 0.05
+"""CPU seconds a computing rank's step threads use at the least in :data:`STALL_SECONDS`; a
+rank blocked in a collective that never completes uses none."""
 
 _STARTED: list[bool] = []
 
@@ -281,6 +290,7 @@ class StepChannel:
         self.started = time.monotonic()
         self.budget = START_SECONDS  # until the first op: the start-up
         self.waiting: float | None = None  # since when this rank waits in a collective
+        self.thread: int | None = None  # native id of the thread that runs the steps
         metrics.world_size.set(self.size)
         if self.rank == 0:
             _CHANNEL[:] = [self]
@@ -314,6 +324,7 @@ class StepChannel:
             return
         tic = time.perf_counter()
         budget = step_budget(op, tokens) if _STARTED else START_SECONDS
+        self.thread = threading.get_native_id()
         self.waiting = time.monotonic()
         head = self.FRAME - self.HEAD
         frame = [op, len(args), tokens, min(round(budget * 1000), 2**31 - 1), *args[:head]]
@@ -331,6 +342,7 @@ class StepChannel:
 
     def receive(self) -> tuple[int, list[int]]:
         """Other ranks: wait for rank 0's next op."""
+        self.thread = threading.get_native_id()
         self.waiting = time.monotonic()
         frame = self._sum(self.FRAME)
         op, n, tokens, budget_ms = frame[: self.HEAD]
@@ -343,9 +355,11 @@ class StepChannel:
             self.closed = True
         return op, args
 
-    def overdue(self, now: float | None = None) -> str | None:
-        """Why this rank must consider the group lost now, or None while all is in time."""
-        now = time.monotonic() if now is None else now
+    def overdue(self, now: float, progressing: bool = False) -> str | None:
+        """Why this rank must consider the group lost at ``now``, or None while all is in
+        time; ``progressing``: this rank's step threads computed during the last
+        :data:`STALL_SECONDS` (a step past its budget may then go on, up to
+        :data:`PROGRESS_LIMIT` times it)."""
         waiting = self.waiting
         step_end = self.started + self.budget
         if waiting is not None:
@@ -353,22 +367,60 @@ class StepChannel:
                 return (f"no op went through the step channel for {now - waiting:.0f}s "
                         "(a rank stopped answering)")
             return None
-        if now > step_end:
-            what = OP_NAMES.get(self.op, f"op {self.op}")
-            tokens = f" of {self.tokens} tokens" if self.tokens > 0 else ""
-            return (f"a {what} step{tokens} ran {now - self.started:.0f}s, past its budget of "
-                    f"{self.budget:.0f}s (a rank stopped answering)")
-        return None
+        if now <= step_end:
+            return None
+        if progressing and now <= self.started + PROGRESS_LIMIT * self.budget:
+            return None
+        what = OP_NAMES.get(self.op, f"op {self.op}")
+        tokens = f" of {self.tokens} tokens" if self.tokens > 0 else ""
+        why = (f"still computing at {PROGRESS_LIMIT} times it" if progressing else
+               f"and computed nothing for {STALL_SECONDS:.0f}s")
+        return (f"a {what} step{tokens} ran {now - self.started:.0f}s, past its budget of "
+                f"{self.budget:.0f}s {why} (a rank stopped answering)")
+
+    def busy_seconds(self) -> float | None:
+        """CPU seconds used so far by the threads that compute this rank's steps: every thread
+        of the process but the other Python threads (HTTP, watchdog), which MLX's compute,
+        BLAS and collective threads are not. None where ``/proc`` has no thread times."""
+        others = {t.native_id for t in threading.enumerate() if t.native_id != self.thread}
+        ticks = 0
+        try:
+            tasks = os.listdir("/proc/self/task")
+        except OSError:
+            return None
+        for tid in tasks:
+            if not tid.isdigit() or int(tid) in others:
+                continue
+            try:
+                with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that just ended
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def watch(self, on_stall: Callable[[str], None]) -> None:
         """A daemon thread that calls ``on_stall(reason)`` once :meth:`overdue` says so (this
         rank's engine thread is then stuck inside a collective that a dead rank will never
         complete; MLX's ring backend does not always fail it)."""
+        tick = min(1.0, STALL_SECONDS / 4)
 
         def run() -> None:
+            samples: deque[tuple[float, float]] = deque()
             while not self.closed:
-                time.sleep(min(1.0, STALL_SECONDS / 4))
-                reason = self.overdue()
+                time.sleep(tick)
+                now = time.monotonic()
+                busy = self.busy_seconds()
+                progressing = False
+                if busy is not None:
+                    samples.append((now, busy))
+                    while len(samples) > 1 and samples[1][0] <= now - STALL_SECONDS:
+                        samples.popleft()  # keep one sample at or before the window
+                    first_t, first_busy = samples[0]
+                    # this thread slept far longer than a tick: no fresh window to judge by
+                    stale = first_t < now - STALL_SECONDS - 2 * tick
+                    progressing = stale or busy - first_busy >= MIN_PROGRESS_SECONDS
+                reason = self.overdue(now, progressing)
                 if reason is not None and not self.closed:
                     self.closed = True
                     on_stall(f"the sharded group failed: {reason}")
