@@ -271,9 +271,9 @@ class StepChannel:
 
     Every rank's watchdog (:meth:`watch`) tells a slow step from a lost rank by what the rank is
     doing: *computing* a step, which may take the budget rank 0 sent with its op (derived from
-    the tokens it computes, :func:`step_budget`), or *waiting* inside a channel collective,
-    which may take whatever remains of that budget (the other rank may still be finishing the
-    step) plus :data:`STALL_SECONDS`.
+    the tokens it computes, :func:`step_budget`) and longer while its threads still compute,
+    or *waiting* inside a channel collective, which may take whatever remains of that budget
+    (the other rank may still be finishing the step) plus :data:`STALL_SECONDS`.
     """
 
     FRAME = 64
@@ -313,8 +313,13 @@ class StepChannel:
 
     def _begin(self, op: int, tokens: int, budget: float) -> None:
         """The op went through: this rank now computes it (``budget`` seconds at most)."""
+        now = time.monotonic()
+        took = now - self.started
+        if took > STALL_SECONDS and self.budget != START_SECONDS:
+            log.info("rank %d: a slow %s step of %d tokens: %.1fs to the next op (budget %.0fs)",
+                     self.rank, OP_NAMES.get(self.op, self.op), self.tokens, took, self.budget)
         self.op, self.tokens, self.budget = op, tokens, budget
-        self.started = time.monotonic()
+        self.started = now
         self.waiting = None  # after ``started``: the watchdog reads the two in this order
 
     def send(self, op: int, args: list[int], tokens: int = 0) -> None:
