@@ -34,6 +34,7 @@ from afm.middleware import (
     DocsIndexMiddleware,
 )
 from afm.settings import Settings
+from afm.validation import VALIDATORS
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -206,6 +207,7 @@ def create_app(settings: Settings, *, load_backends: bool = True,
         resolver=TagResolver(),
         validate_responses=False,
         strict_validation=False,
+        validator_map=VALIDATORS,
     )
     app.add_error_handler(ApiError, api_error_handler)
     app.add_error_handler(ProblemException, http_error_handler)

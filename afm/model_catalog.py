@@ -32,11 +32,31 @@ class ModelEntry:
         return (self.id, *self.aliases)
 
 
+def gguf_file(source: str | Path) -> Path | None:
+    """The GGUF file a source names: a ``.gguf`` file, or a folder without config.json that
+    holds exactly one (None otherwise; ValueError for a folder holding several)."""
+    from engine.gguf_load import GGUFError, single_gguf
+
+    path = Path(source).expanduser()
+    if path.is_file() and path.suffix.lower() == ".gguf":
+        return path.resolve()
+    if path.is_dir() and not (path / "config.json").is_file():
+        try:
+            found = single_gguf(path)
+        except GGUFError as exc:
+            raise ValueError(str(exc)) from None
+        return found.resolve() if found else None
+    return None
+
+
 def model_id_for(model: str | None) -> str:
-    """The id a model is served under: a local folder's name, a hub id as given, or the
-    embedded default's name."""
+    """The id a model is served under: a local folder's name, a GGUF file's stem, a hub id or
+    a random-weight preset (``random:NAME``) as given, or the embedded default's name."""
     if model is None:
         return DEFAULT_MODEL_ID
+    gguf = gguf_file(model)
+    if gguf is not None:
+        return gguf.stem
     path = Path(model).expanduser()
     if path.is_dir():
         return path.resolve().name
@@ -58,11 +78,23 @@ def parse_model_value(value: str) -> tuple[str | None, str]:
 
 
 def folders_in(models_dir: str | Path) -> list[Path]:
-    """Model folders directly under ``models_dir`` (those holding a config.json), by name."""
+    """Models directly under ``models_dir``, by name: folders holding a config.json or exactly
+    one ``.gguf`` file, and ``.gguf`` files."""
     root = Path(models_dir).expanduser()
     if not root.is_dir():
         raise ValueError(f"--models-dir {models_dir}: not a folder")
-    return sorted(p for p in root.iterdir() if p.is_dir() and (p / "config.json").is_file())
+    found: list[Path] = []
+    for p in sorted(root.iterdir()):
+        folder = p.is_dir() and (p / "config.json").is_file()
+        if folder or (p.is_file() and p.suffix.lower() == ".gguf"):
+            found.append(p)
+        elif p.is_dir():
+            try:
+                if gguf_file(p) is not None:
+                    found.append(p)
+            except ValueError as exc:
+                log.warning("--models-dir: %s skipped (%s)", p, exc)
+    return found
 
 
 def chat_catalogue(models: list[str], models_dir: str | Path | None = None) -> list[ModelEntry]:
@@ -90,25 +122,58 @@ def chat_catalogue(models: list[str], models_dir: str | Path | None = None) -> l
             add(ModelEntry(served, source, (source,) if source != served else ()))
     if models_dir is not None:
         for folder in folders_in(models_dir):
-            if folder.name in taken:
+            served = model_id_for(str(folder))
+            if served in taken:
                 log.warning("--models-dir: %s is already served as '%s'; skipped",
-                            folder, folder.name)
+                            folder, served)
                 continue
-            add(ModelEntry(folder.name, str(folder)))
+            add(ModelEntry(served, str(folder)))
     if not entries:
         entries.append(ModelEntry(DEFAULT_MODEL_ID, None))
     return entries
 
 
+RANDOM_PREFIX = "random"
+"""`--model random` (or `random:PRESET`): a random-weight model the project builds offline."""
+
+
+def random_preset(source: str) -> str | None:
+    """The modelbuilder preset a `random[:PRESET]` source names (None: not such a source).
+    ValueError for an unknown preset."""
+    if source != RANDOM_PREFIX and not source.startswith(RANDOM_PREFIX + ":"):
+        return None
+    if Path(source).expanduser().exists():
+        return None  # a folder of that name wins
+    from modelbuilder import PRESETS
+
+    name = source.partition(":")[2] or "default"
+    if name not in PRESETS:
+        raise ValueError(f"--model {source}: no such random-weight preset; known: "
+                         f"{', '.join(sorted(PRESETS))}")
+    return name
+
+
 def resolve_model_path(source: str | None) -> str:
-    """What the engine loads for a model source: a folder (resolved), a hub id as given
-    (mlx-lm finds it in the hub cache), or the embedded default model, built on first use."""
+    """What the engine loads for a model source: a folder (resolved), a GGUF file's converted
+    folder (cached), a hub id as given (mlx-lm finds it in the hub cache), a random-weight
+    preset (built on first use), or the embedded default: the real default model's GGUF
+    file (:mod:`afm.real_models`, fetched once when not cached)."""
     if source is None:
+        from afm.real_models import default_model
+
+        source = str(default_model())
+    preset = random_preset(source)
+    if preset is not None:
         from modelbuilder import ensure_model
 
-        path = str(ensure_model("default"))
-        log.warning("no --model given: serving the embedded default model (random "
-                    "weights, its output is noise) from %s", path)
+        path = str(ensure_model(preset))
+        log.warning("--model %s: a random-weight model (its output is noise) from %s",
+                    source, path)
         return path
+    gguf = gguf_file(source)
+    if gguf is not None:
+        from engine.gguf_load import ensure_converted
+
+        return str(ensure_converted(gguf))
     path = Path(source).expanduser()
     return str(path.resolve()) if path.is_dir() else source

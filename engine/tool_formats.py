@@ -116,6 +116,11 @@ class ToolCallFormat:
         """Whether output opening with ``text`` is a call without a start marker."""
         return False
 
+    def may_be_call(self, block: str) -> bool:
+        """Whether the unfinished ``block`` (from a start marker, or a bare opening) can still
+        become a call: a block cut there by the token limit is a cut call, not content."""
+        return self.find_start(block) == 0
+
     def parse_bare(self, text: str) -> list[ParsedCall] | None:
         """Parse whole output that :meth:`opens_bare`; None when unreadable."""
         return None
@@ -283,6 +288,13 @@ class Llama3Json(ToolCallFormat):
 
     def parse_bare(self, text: str) -> list[ParsedCall] | None:
         return parse_json_calls(text, self._ARGS_KEYS)
+
+    def may_be_call(self, block: str) -> bool:
+        if super().may_be_call(block):
+            return True
+        # a bare opening: a call while its keys so far are a call's keys
+        start = parse_partial(block.strip())
+        return isinstance(start, dict) and set(start) <= {"name", *self._ARGS_KEYS}
 
     def call_tag(self, name: str, content: dict) -> dict:
         begin = f'{{"name": "{_json_name(name)}", "parameters": '

@@ -1033,30 +1033,47 @@ class MessagesTool(BaseModel):
     cache_control: MessagesCacheControl | None = None
 
 
-class Type2(StrEnum):
-    AUTO = 'auto'
-    ANY = 'any'
-    TOOL = 'tool'
-    NONE = 'none'
-
-
-class MessagesToolChoice(BaseModel):
+class MessagesToolChoiceAuto(BaseModel):
     """
-    `auto` (the model decides), `any` (some tool must be called), `tool` (the tool `name`
-    must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
-    most one call.
-
+    The model decides whether to call tools.
     """
 
-    type: Type2
-    name: str | None = None
+    type: Literal['auto']
+    disable_parallel_tool_use: bool | None = None
+
+
+class MessagesToolChoiceAny(BaseModel):
     """
-    The tool to call, with `type: tool`.
+    The model must call one of the tools.
+    """
+
+    type: Literal['any']
+    disable_parallel_tool_use: bool | None = None
+
+
+class MessagesToolChoiceTool(BaseModel):
+    """
+    The model must call the tool `name`.
+    """
+
+    type: Literal['tool']
+    name: str
+    """
+    The tool to call (one of `tools`).
     """
     disable_parallel_tool_use: bool | None = None
 
 
-class Type3(StrEnum):
+class MessagesToolChoiceNone(BaseModel):
+    """
+    Tools are not offered to the model.
+    """
+
+    type: Literal['none']
+    disable_parallel_tool_use: bool | None = None
+
+
+class Type2(StrEnum):
     ENABLED = 'enabled'
     DISABLED = 'disabled'
     ADAPTIVE = 'adaptive'
@@ -1076,7 +1093,7 @@ class MessagesThinkingConfig(BaseModel):
 
     """
 
-    type: Type3
+    type: Type2
     budget_tokens: Annotated[int | None, Field(ge=1)] = None
     display: Display | None = None
 
@@ -1226,6 +1243,15 @@ class MessagesErrorResponse(BaseModel):
     request_id: str | None = None
 
 
+class Input4(RootModel[str]):
+    root: Annotated[str, Field(min_length=1)]
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
+    """
+
+
 class TruncationEnum(StrEnum):
     """
     `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
@@ -1300,7 +1326,7 @@ class ResponseNamedToolChoice(BaseModel):
     name: str | None = None
 
 
-class Type4(StrEnum):
+class Type3(StrEnum):
     TEXT = 'text'
     JSON_OBJECT = 'json_object'
     JSON_SCHEMA = 'json_schema'
@@ -1311,7 +1337,7 @@ class ResponseTextFormat(BaseModel):
     `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar engine is disabled.
     """
 
-    type: Type4
+    type: Type3
     name: Annotated[str | None, Field(max_length=64)] = None
     description: str | None = None
     schema_: Annotated[dict[str, Any] | None, Field(alias='schema')] = None
@@ -1442,7 +1468,7 @@ class DeletedResponse(BaseModel):
     deleted: bool
 
 
-class Type5(StrEnum):
+class Type4(StrEnum):
     MESSAGE = 'message'
     FUNCTION_CALL = 'function_call'
     FUNCTION_CALL_OUTPUT = 'function_call_output'
@@ -1455,7 +1481,7 @@ class ResponseStoredInputItem(BaseModel):
     """
 
     id: str
-    type: Type5
+    type: Type4
     status: str | None = None
     role: Role2 | None = None
     content: list[ResponseContentPart] | None = None
@@ -1466,7 +1492,7 @@ class ResponseStoredInputItem(BaseModel):
     summary: list[ResponseContentPart] | None = None
 
 
-class Type6(StrEnum):
+class Type5(StrEnum):
     RESPONSE_CREATED = 'response.created'
     RESPONSE_IN_PROGRESS = 'response.in_progress'
     RESPONSE_COMPLETED = 'response.completed'
@@ -1475,12 +1501,12 @@ class Type6(StrEnum):
     RESPONSE_QUEUED = 'response.queued'
 
 
-class Type7(StrEnum):
+class Type6(StrEnum):
     RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
     RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
 
 
-class Type8(StrEnum):
+class Type7(StrEnum):
     RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
     RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
     RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
@@ -1488,7 +1514,7 @@ class Type8(StrEnum):
 
 
 class ResponseContentPartEvent(BaseModel):
-    type: Type8
+    type: Type7
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1496,13 +1522,13 @@ class ResponseContentPartEvent(BaseModel):
     part: ResponseOutputText | ResponseReasoningText
 
 
-class Type9(StrEnum):
+class Type8(StrEnum):
     RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
     RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
 
 
 class ResponseTextDeltaEvent(BaseModel):
-    type: Type9
+    type: Type8
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1511,13 +1537,13 @@ class ResponseTextDeltaEvent(BaseModel):
     logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
 
 
-class Type10(StrEnum):
+class Type9(StrEnum):
     RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
     RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
 
 
 class ResponseTextDoneEvent(BaseModel):
-    type: Type10
+    type: Type9
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1702,6 +1728,29 @@ class MessagesToolResultBlockParam(BaseModel):
     The tool failed; the result is rendered marked as an error.
     """
     cache_control: MessagesCacheControl | None = None
+
+
+class MessagesToolChoice(
+    RootModel[
+        MessagesToolChoiceAuto
+        | MessagesToolChoiceAny
+        | MessagesToolChoiceTool
+        | MessagesToolChoiceNone
+    ]
+):
+    root: Annotated[
+        MessagesToolChoiceAuto
+        | MessagesToolChoiceAny
+        | MessagesToolChoiceTool
+        | MessagesToolChoiceNone,
+        Field(discriminator='type'),
+    ]
+    """
+    By `type`: `auto` (the model decides), `any` (some tool must be called), `tool` (the
+    tool `name` must be called) or `none` (tools are not offered).
+    `disable_parallel_tool_use` keeps at most one call.
+
+    """
 
 
 class MessagesContentBlock(
@@ -2051,6 +2100,15 @@ class MessagesContentBlockDeltaEvent(BaseModel):
     delta: MessagesBlockDelta
 
 
+class Input5(RootModel[list[ResponseInputItem]]):
+    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
+    """
+
+
 class CreateResponseRequest(BaseModel):
     """
     A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
@@ -2062,9 +2120,11 @@ class CreateResponseRequest(BaseModel):
     """
     Requested model id; the response names what ran.
     """
-    input: str | list[ResponseInputItem] | None = None
+    input: Input4 | Input5 | None = None
     """
-    A user message as a string, or a list of input items.
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
     """
     instructions: str | None = None
     """
@@ -2134,7 +2194,7 @@ class ResponseOutputItem(
 
 
 class ResponseOutputItemEvent(BaseModel):
-    type: Type7
+    type: Type6
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
@@ -2307,7 +2367,7 @@ class ResponseObject(BaseModel):
 
 
 class ResponseLifecycleEvent(BaseModel):
-    type: Type6
+    type: Type5
     sequence_number: Annotated[int, Field(ge=0)]
     response: ResponseObject
 

@@ -120,7 +120,7 @@ async def complete(state: AppState, p: Prepared, profile: str = "") -> dict[str,
     done = await generate_all(state.require_engine(), p.request, state.settings.queue_timeout)
     parser = p.output_parser()
     parser.feed(done.text)
-    final = parser.finish()
+    final = parser.finish(truncated=done.finish_reason == "length")
     message: dict[str, Any] = {"role": "assistant", "content": final.content}
     if final.reasoning_content is not None:
         message["reasoning_content"] = final.reasoning_content

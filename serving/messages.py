@@ -150,12 +150,10 @@ def tool_choice(choice: Any) -> tuple[str | dict[str, Any] | None, bool]:
     """Anthropic's tool_choice as chat's, and whether parallel calls are allowed."""
     if choice is None:
         return None, True
+    choice = getattr(choice, "root", choice)  # the contract's oneOf by type
     kind = plain(choice.type)
     parallel = choice.disable_parallel_tool_use is not True
     if kind == "tool":
-        if not choice.name:
-            raise InvalidRequest("tool_choice of type 'tool' needs 'name'",
-                                 param="tool_choice.name")
         return {"type": "function", "function": {"name": choice.name}}, parallel
     return {"auto": "auto", "any": "required", "none": "none"}[kind], parallel
 
@@ -262,6 +260,6 @@ async def complete(state: AppState, p: Prepared) -> dict[str, Any]:
     done = await generate_all(engine, p.request, state.settings.queue_timeout)
     parser = p.output_parser()
     parser.feed(done.text)
-    final = parser.finish()
+    final = parser.finish(truncated=done.finish_reason == "length")
     reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
     return message(state, content_blocks(final), reason, stop, usage(done.stats))

@@ -149,8 +149,10 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
     items = input_items(req.input)
     history = list(previous.messages) if previous is not None else []
     new_messages = item_messages(items)
-    if not history and not new_messages:
-        raise InvalidRequest("input must hold at least one message or item", param="input")
+    if not history and not new_messages:  # the contract makes a given input non-empty
+        raise InvalidRequest("input is required without previous_response_id" if not items
+                             else "input needs a message or call, not only reasoning items",
+                             param="input")
     head = [{"role": "system", "content": req.instructions}] if req.instructions else []
     effort = plain(req.reasoning.effort) if req.reasoning is not None else None
     spec = ChatSpec(
@@ -266,7 +268,7 @@ async def complete(state: AppState, p: Plan) -> Outcome:
                               state.settings.queue_timeout)
     parser = p.prepared.output_parser()
     builder = OutputBuilder()
-    builder.feed(parser.feed(done.text) + parser.flush())
+    builder.feed(parser.feed(done.text) + parser.flush(truncated=done.finish_reason == "length"))
     builder.finish(incomplete=done.final.finish_reason == "length")
     return _outcome(state, p, builder, done.final.finish_reason, done.stats, done.final.error,
                     done.token_ids, done.text)

@@ -144,7 +144,7 @@ class OpenedGeneration:
             deltas = self._parser.feed(text) if self._parser and text else []
             if event.finish_reason is not None:
                 if self._parser is not None:
-                    deltas += self._parser.flush()
+                    deltas += self._parser.flush(truncated=event.finish_reason == "length")
                 note_final(event)
                 yield Step(text, deltas, event.logprobs, event, event.token_ids)
                 return

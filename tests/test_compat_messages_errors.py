@@ -103,6 +103,27 @@ def test_server_tools_and_tool_rules(server: LiveServer) -> None:
                                                  "invalid_request_error")
 
 
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])
+@pytest.mark.parametrize(("choice", "says"), [
+    ({"type": "tool"}, "'name' is a required property - 'tool_choice'"),
+    ({"type": "sometimes"}, "'sometimes' is not one of ['auto', 'any', 'tool', 'none']"),
+    ({"name": "f"}, "'type' is a required property - 'tool_choice'"),
+    ({"type": "tool", "name": 3}, "3 is not of type 'string' - 'tool_choice.name'"),
+])
+def test_tool_choice_is_checked_by_its_type(server: LiveServer, path: str,
+                                            choice: dict[str, Any], says: str) -> None:
+    """The contract's oneOf by `type`: the message names what the chosen type lacks."""
+    tool = {"name": "f", "input_schema": {"type": "object"}}
+    body = {**GOOD, "tools": [tool], "tool_choice": choice}
+    if path.endswith("count_tokens"):
+        body.pop("max_tokens")
+    message = assert_anthropic_error(post(server, body, path), 400, "invalid_request_error")
+    assert says in message, message
+    fine = {**body, "tool_choice": {"type": "tool", "name": "f",
+                                    "disable_parallel_tool_use": True}}
+    assert post(server, fine, path).status_code == 200
+
+
 def test_sdk_raises_typed_errors(server: LiveServer) -> None:
     with sdk(server) as client, pytest.raises(anthropic.BadRequestError) as info:
         client.messages.create(model="m", max_tokens=4, messages=[

@@ -267,6 +267,22 @@ def test_store_false_unknown_ids_and_unsupported_inputs(sdk: openai.OpenAI,
         assert named in reply.json()["error"]["message"], reply.text
 
 
+def test_input_is_never_empty(resp_server: LiveServer) -> None:
+    """The contract's minLength/minItems on `input` (OpenAI's envelope, the request id); an
+    absent input needs `previous_response_id`."""
+    for body, says in (({"input": []}, "[] should be non-empty - 'input'"),
+                       ({"input": ""}, "'' should be non-empty - 'input'"),
+                       ({}, "input is required without previous_response_id")):
+        reply = httpx.post(resp_server.url + "/v1/responses", timeout=30,
+                           json={"model": "afm-default", **body},
+                           headers={"X-Request-ID": "req-input-rule"})
+        assert reply.status_code == 400, reply.text
+        error = reply.json()["error"]
+        assert error["message"] == says and error["param"] == "input", error
+        assert error["type"] == "invalid_request_error"
+        assert error["request_id"] == reply.headers["x-request-id"] == "req-input-rule"
+
+
 def test_background_response_completes_and_cancel_stops_one(sdk: openai.OpenAI) -> None:
     r = sdk.responses.create(model="afm-default", input="Hi", background=True,
                              max_output_tokens=8)

@@ -330,7 +330,7 @@ def test_load_times_the_paths_and_auto_runs_the_fastest(monkeypatch) -> None:
     from engine.qkernel_isa import candidates
 
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
-    monkeypatch.delenv("AFM_QMM_INT8", raising=False)
+    monkeypatch.setenv("AFM_QMM_INT8", "1")  # opt in: the int8 paths are timed too
     model = _mixed_model()
     x = mx.random.normal((3, 256), key=mx.random.key(2))
     ref = model.layers[1](model.layers[0](x))
@@ -358,9 +358,15 @@ def test_load_times_the_paths_and_auto_runs_the_fastest(monkeypatch) -> None:
     assert qkernels.time_paths(model) == []
 
 
-def test_int8_opt_out_keeps_auto_on_the_exact_paths(monkeypatch) -> None:
+@pytest.mark.parametrize("int8", [None, "0"])
+def test_by_default_auto_stays_on_the_exact_paths(monkeypatch, int8: str | None) -> None:
+    """Unset (the default) or ``AFM_QMM_INT8=0``: only the exact float paths are candidates
+    (the int8 ones change a real model's greedy answers: tests/test_gguf_fidelity.py)."""
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
-    monkeypatch.setenv("AFM_QMM_INT8", "0")
+    if int8 is None:
+        monkeypatch.delenv("AFM_QMM_INT8", raising=False)
+    else:
+        monkeypatch.setenv("AFM_QMM_INT8", int8)
     model = _mixed_model()
     x = mx.random.normal((3, 256), key=mx.random.key(2))
     ref = model.layers[1](model.layers[0](x))

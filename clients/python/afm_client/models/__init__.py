@@ -166,8 +166,14 @@ from .messages_thinking_config_type import MessagesThinkingConfigType
 from .messages_thinking_delta import MessagesThinkingDelta
 from .messages_thinking_delta_type import MessagesThinkingDeltaType
 from .messages_tool import MessagesTool
-from .messages_tool_choice import MessagesToolChoice
-from .messages_tool_choice_type import MessagesToolChoiceType
+from .messages_tool_choice_any import MessagesToolChoiceAny
+from .messages_tool_choice_any_type import MessagesToolChoiceAnyType
+from .messages_tool_choice_auto import MessagesToolChoiceAuto
+from .messages_tool_choice_auto_type import MessagesToolChoiceAutoType
+from .messages_tool_choice_none import MessagesToolChoiceNone
+from .messages_tool_choice_none_type import MessagesToolChoiceNoneType
+from .messages_tool_choice_tool import MessagesToolChoiceTool
+from .messages_tool_choice_tool_type import MessagesToolChoiceToolType
 from .messages_tool_input_schema import MessagesToolInputSchema
 from .messages_tool_result_block_param import MessagesToolResultBlockParam
 from .messages_tool_result_block_param_type import MessagesToolResultBlockParamType
@@ -484,8 +490,14 @@ __all__ = (
     "MessagesThinkingDelta",
     "MessagesThinkingDeltaType",
     "MessagesTool",
-    "MessagesToolChoice",
-    "MessagesToolChoiceType",
+    "MessagesToolChoiceAny",
+    "MessagesToolChoiceAnyType",
+    "MessagesToolChoiceAuto",
+    "MessagesToolChoiceAutoType",
+    "MessagesToolChoiceNone",
+    "MessagesToolChoiceNoneType",
+    "MessagesToolChoiceTool",
+    "MessagesToolChoiceToolType",
     "MessagesToolInputSchema",
     "MessagesToolResultBlockParam",
     "MessagesToolResultBlockParamType",

@@ -33,7 +33,9 @@ class CreateResponseRequest:
 
         Attributes:
             model (str | Unset): Requested model id; the response names what ran.
-            input_ (list[ResponseInputItem] | str | Unset): A user message as a string, or a list of input items.
+            input_ (list[ResponseInputItem] | str | Unset): A user message as a string, or a list of input items; neither
+                may be empty.
+                Without `previous_response_id` it is required.
             instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
             tools (list[ResponseTool] | None | Unset): Function tools. Other tool types get 400 naming the type.
             tool_choice (None | ResponseNamedToolChoice | ResponseToolChoiceType0Type1 | ResponseToolChoiceType0Type2Type1 |

@@ -14,7 +14,10 @@ if TYPE_CHECKING:
     from ..models.messages_text_block_param import MessagesTextBlockParam
     from ..models.messages_thinking_config import MessagesThinkingConfig
     from ..models.messages_tool import MessagesTool
-    from ..models.messages_tool_choice import MessagesToolChoice
+    from ..models.messages_tool_choice_any import MessagesToolChoiceAny
+    from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto
+    from ..models.messages_tool_choice_none import MessagesToolChoiceNone
+    from ..models.messages_tool_choice_tool import MessagesToolChoiceTool
 
 
 T = TypeVar("T", bound="MessagesRequest")
@@ -35,10 +38,10 @@ class MessagesRequest:
             top_p (float | Unset):
             top_k (int | Unset): Sample among the k most likely tokens (0 = off).
             tools (list[MessagesTool] | Unset):
-            tool_choice (MessagesToolChoice | Unset): `auto` (the model decides), `any` (some tool must be called), `tool`
-                (the tool `name`
-                must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
-                most one call.
+            tool_choice (MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool |
+                Unset): By `type`: `auto` (the model decides), `any` (some tool must be called), `tool` (the
+                tool `name` must be called) or `none` (tools are not offered).
+                `disable_parallel_tool_use` keeps at most one call.
             thinking (MessagesThinkingConfig | Unset): `enabled`, `adaptive` and `between_tools` turn the model's reasoning
                 on (the chat
                 template's `enable_thinking`); `budget_tokens` and `display` are accepted but not
@@ -58,7 +61,9 @@ class MessagesRequest:
     top_p: float | Unset = UNSET
     top_k: int | Unset = UNSET
     tools: list[MessagesTool] | Unset = UNSET
-    tool_choice: MessagesToolChoice | Unset = UNSET
+    tool_choice: (
+        MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool | Unset
+    ) = UNSET
     thinking: MessagesThinkingConfig | Unset = UNSET
     metadata: MessagesMetadata | Unset = UNSET
     stream: bool | Unset = UNSET
@@ -66,6 +71,10 @@ class MessagesRequest:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.messages_tool_choice_any import MessagesToolChoiceAny  # noqa: PLC0415
+        from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto  # noqa: PLC0415
+        from ..models.messages_tool_choice_tool import MessagesToolChoiceTool  # noqa: PLC0415
+
         model = self.model
 
         max_tokens = self.max_tokens
@@ -106,8 +115,16 @@ class MessagesRequest:
                 tools_item = tools_item_data.to_dict()
                 tools.append(tools_item)
 
-        tool_choice: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.tool_choice, Unset):
+        tool_choice: dict[str, Any] | Unset
+        if isinstance(self.tool_choice, Unset):
+            tool_choice = UNSET
+        elif isinstance(self.tool_choice, MessagesToolChoiceAuto):
+            tool_choice = self.tool_choice.to_dict()
+        elif isinstance(self.tool_choice, MessagesToolChoiceAny):
+            tool_choice = self.tool_choice.to_dict()
+        elif isinstance(self.tool_choice, MessagesToolChoiceTool):
+            tool_choice = self.tool_choice.to_dict()
+        else:
             tool_choice = self.tool_choice.to_dict()
 
         thinking: dict[str, Any] | Unset = UNSET
@@ -167,7 +184,10 @@ class MessagesRequest:
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
         from ..models.messages_thinking_config import MessagesThinkingConfig  # noqa: PLC0415
         from ..models.messages_tool import MessagesTool  # noqa: PLC0415
-        from ..models.messages_tool_choice import MessagesToolChoice  # noqa: PLC0415
+        from ..models.messages_tool_choice_any import MessagesToolChoiceAny  # noqa: PLC0415
+        from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto  # noqa: PLC0415
+        from ..models.messages_tool_choice_none import MessagesToolChoiceNone  # noqa: PLC0415
+        from ..models.messages_tool_choice_tool import MessagesToolChoiceTool  # noqa: PLC0415
 
         d = dict(src_dict)
         model = d.pop("model")
@@ -220,12 +240,42 @@ class MessagesRequest:
 
                 tools.append(tools_item)
 
-        _tool_choice = d.pop("tool_choice", UNSET)
-        tool_choice: MessagesToolChoice | Unset
-        if isinstance(_tool_choice, Unset):
-            tool_choice = UNSET
-        else:
-            tool_choice = MessagesToolChoice.from_dict(_tool_choice)
+        def _parse_tool_choice(
+            data: object,
+        ) -> MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_tool_choice_type_0 = MessagesToolChoiceAuto.from_dict(data)
+
+                return componentsschemas_messages_tool_choice_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_tool_choice_type_1 = MessagesToolChoiceAny.from_dict(data)
+
+                return componentsschemas_messages_tool_choice_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_tool_choice_type_2 = MessagesToolChoiceTool.from_dict(data)
+
+                return componentsschemas_messages_tool_choice_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_messages_tool_choice_type_3 = MessagesToolChoiceNone.from_dict(data)
+
+            return componentsschemas_messages_tool_choice_type_3
+
+        tool_choice = _parse_tool_choice(d.pop("tool_choice", UNSET))
 
         _thinking = d.pop("thinking", UNSET)
         thinking: MessagesThinkingConfig | Unset

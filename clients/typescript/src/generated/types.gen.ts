@@ -1360,17 +1360,54 @@ export type MessagesTool = {
 };
 
 /**
- * `auto` (the model decides), `any` (some tool must be called), `tool` (the tool `name`
- * must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
- * most one call.
+ * By `type`: `auto` (the model decides), `any` (some tool must be called), `tool` (the
+ * tool `name` must be called) or `none` (tools are not offered).
+ * `disable_parallel_tool_use` keeps at most one call.
  *
  */
-export type MessagesToolChoice = {
-    type: 'auto' | 'any' | 'tool' | 'none';
+export type MessagesToolChoice = ({
+    type: 'auto';
+} & MessagesToolChoiceAuto) | ({
+    type: 'any';
+} & MessagesToolChoiceAny) | ({
+    type: 'tool';
+} & MessagesToolChoiceTool) | ({
+    type: 'none';
+} & MessagesToolChoiceNone);
+
+/**
+ * The model decides whether to call tools.
+ */
+export type MessagesToolChoiceAuto = {
+    type: 'auto';
+    disable_parallel_tool_use?: boolean;
+};
+
+/**
+ * The model must call one of the tools.
+ */
+export type MessagesToolChoiceAny = {
+    type: 'any';
+    disable_parallel_tool_use?: boolean;
+};
+
+/**
+ * The model must call the tool `name`.
+ */
+export type MessagesToolChoiceTool = {
+    type: 'tool';
     /**
-     * The tool to call, with `type: tool`.
+     * The tool to call (one of `tools`).
      */
-    name?: string;
+    name: string;
+    disable_parallel_tool_use?: boolean;
+};
+
+/**
+ * Tools are not offered to the model.
+ */
+export type MessagesToolChoiceNone = {
+    type: 'none';
     disable_parallel_tool_use?: boolean;
 };
 
@@ -1563,7 +1600,9 @@ export type CreateResponseRequest = {
      */
     model?: string;
     /**
-     * A user message as a string, or a list of input items.
+     * A user message as a string, or a list of input items; neither may be empty.
+     * Without `previous_response_id` it is required.
+     *
      */
     input?: string | Array<ResponseInputItem>;
     /**

