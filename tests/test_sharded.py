@@ -323,34 +323,3 @@ def test_killed_rank_0_ends_the_worker_rank(tmp_path: Path, tiny_model: Path) ->
     finally:
         server.kill()
 
-
-def test_frozen_worker_rank_ends_the_group_in_bounded_time(tmp_path: Path,
-                                                           tiny_model: Path) -> None:
-    """A stopped rank (SIGSTOP: its sockets stay open, so the ring cannot fail the step) leaves
-    rank 0 inside a collective that never completes: its watchdog ends the group once the
-    step's budget is spent (nothing computes any more), at most its budget plus the stall
-    limit after the step began."""
-    server = ShardedServer(tmp_path, ["--model", str(tiny_model)]).wait_healthy()
-    try:
-        events: list[str] = []
-        tic = 0.0
-        with httpx.stream("POST", server.url + "/v1/chat/completions", timeout=120, json={
-                "model": "tiny", "messages": MESSAGES, "stream": True, "max_tokens": 100000,
-                "temperature": 1.0, "ignore_eos": True}) as response:
-            for line in response.iter_lines():
-                if line.startswith("data: "):
-                    events.append(line)
-                    if len(events) == 3:
-                        server.rank1.send_signal(signal.SIGSTOP)
-                        tic = time.monotonic()
-        took = time.monotonic() - tic
-        decode_budget = STALL_SECONDS + 8 * 1.0  # one row (DECODE_ROW_TOKENS x TOKEN_SECONDS)
-        assert took < decode_budget + STALL_SECONDS + 5, took
-        assert any('"error"' in e for e in events[3:]), events[-3:]
-        assert server.rank0.wait(timeout=30) == 1
-        log = (tmp_path / "rank0.log").read_text()
-        assert "the sharded group failed" in log, log[-2000:]
-    finally:
-        if server.rank1.poll() is None:
-            server.rank1.send_signal(signal.SIGCONT)
-        server.kill()
