@@ -185,6 +185,9 @@ def _listening_server(config: Any, settings: Settings, state: Any) -> Any:
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets=sockets)
             if not self.should_exit:
+                from engine.distributed import mark_started
+
+                mark_started()  # sharded: rank 0's start-up budget ends here
                 log.info("AFM listening on http://%s:%d (docs at /docs)", settings.host,
                          settings.port)
 

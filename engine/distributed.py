@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,12 +44,55 @@ RELEASE = 10  # *sids: admitted requests that leave before joining the decode ba
 STOP = 11  # the server stops: leave the worker loop
 NOP = 12  # rank 0 is idle: a heartbeat that fails when another rank is gone
 
+OP_NAMES = {PREPARE: "prepare", PREFILL_TOGETHER: "batched prefill", JOIN_GROUP: "join group",
+            PREFILL_CHUNK: "prefill chunk", JOIN: "join", DECODE: "decode", STORE: "store",
+            DROP: "drop", RESET: "reset", RELEASE: "release", STOP: "stop", NOP: "heartbeat"}
+
 HEARTBEAT_SECONDS = 1.0
 """An idle rank 0 checks this often that the other ranks are still there."""
 
 STALL_SECONDS = float(os.environ.get("AFM_SHARD_STALL_SECONDS", "30"))
-"""Rank 0 declares the group lost when no op went through for this long (a collective that
-hangs instead of failing). Busy or idle (heartbeat), ops normally pass several times a second."""
+"""How long a rank waits inside the step channel (for the next op, or for the other ranks to
+take one) beyond what the step before may still need; also the base of every step's budget.
+Idle, rank 0 heartbeats every second, so a rank gone quiet this long is gone."""
+
+TOKEN_SECONDS = float(os.environ.get("AFM_SHARD_TOKEN_SECONDS", "1.0"))
+"""What each prompt token a step prefills adds to the step's budget. Generous: measured on two
+cores shared with a dozen busy processes (Qwen2.5-Coder-0.5B in float32 across 2 ranks), a
+batched prefill took 0.14 s a token, a lone decode step 5.6 s."""
+
+DECODE_ROW_TOKENS = 8
+"""A decode row counts as this many prompt tokens in a budget: a decode step reads every
+weight for a few rows, so a row costs several times a token of a batched prefill."""
+
+START_SECONDS = float(os.environ.get("AFM_SHARD_START_SECONDS", "300"))
+"""The budget of the start-up, from a rank's step channel until rank 0 serves HTTP
+(:func:`mark_started`): each rank prepares its weights at its own pace, and rank 0's heartbeats
+may wait behind the rest of its start-up (the HTTP app is built on another thread)."""
+
+PROGRESS_LIMIT = 10
+"""A rank past its step's budget whose threads still compute (Linux: their CPU time grows)
+is slow, not stuck: it may go on up to this many times the budget."""
+
+MIN_PROGRESS_SECONDS = 0.05
+"""CPU seconds a computing rank's step threads use at the least in :data:`STALL_SECONDS`; a
+rank blocked in a collective that never completes uses none."""
+
+_STARTED: list[bool] = []
+
+
+def mark_started() -> None:
+    """Rank 0 serves HTTP: its start-up is over, heartbeats get the short budget from now on."""
+    _STARTED[:] = [True]
+
+
+def step_budget(op: int, tokens: int) -> float:
+    """Seconds one step may compute before its ranks declare the group lost (a collective
+    that hangs instead of failing): :data:`STALL_SECONDS` plus :data:`TOKEN_SECONDS` for each
+    token it prefills (:data:`DECODE_ROW_TOKENS` for each row it decodes)."""
+    weight = DECODE_ROW_TOKENS if op == DECODE else 1
+    return STALL_SECONDS + max(0, tokens) * weight * TOKEN_SECONDS
+
 
 _on_lost: list[Callable[[str], None]] = []
 _reported: list[str] = []
@@ -221,12 +265,19 @@ class CollectiveStats:
 class StepChannel:
     """Ops from rank 0 to the other ranks over ``all_sum`` (the others contribute zeros).
 
-    One op is one fixed-size frame ``[op, n, args...]`` of :attr:`FRAME` int32 values; the
-    arguments that do not fit follow in a second collective of exactly the missing length. So
-    a decode step of up to ``FRAME - 2`` rows costs one small collective.
+    One op is one fixed-size frame ``[op, n, tokens, budget_ms, args...]`` of :attr:`FRAME`
+    int32 values; the arguments that do not fit follow in a second collective of exactly the
+    missing length. So a decode step of up to ``FRAME - 4`` rows costs one small collective.
+
+    Every rank's watchdog (:meth:`watch`) tells a slow step from a lost rank by what the rank is
+    doing: *computing* a step, which may take the budget rank 0 sent with its op (derived from
+    the tokens it computes, :func:`step_budget`) and longer while its threads still compute,
+    or *waiting* inside a channel collective, which may take whatever remains of that budget
+    (the other rank may still be finishing the step) plus :data:`STALL_SECONDS`.
     """
 
     FRAME = 64
+    HEAD = 4  # op, n, tokens, budget in milliseconds
 
     def __init__(self, group: Any) -> None:
         self.group = group
@@ -234,7 +285,12 @@ class StepChannel:
         self.size = int(group.size())
         self.stats = CollectiveStats()
         self.closed = False
-        self.last_ok = time.monotonic()
+        # the current step: its op, tokens, when it went through and its budget (seconds)
+        self.op, self.tokens = NOP, 0
+        self.started = time.monotonic()
+        self.budget = START_SECONDS  # until the first op: the start-up
+        self.waiting: float | None = None  # since when this rank waits in a collective
+        self.thread: int | None = None  # native id of the thread that runs the steps
         metrics.world_size.set(self.size)
         if self.rank == 0:
             _CHANNEL[:] = [self]
@@ -255,18 +311,33 @@ class StepChannel:
             metrics.shard_collective_seconds.inc(dt)
         return [int(v) for v in out.tolist()]
 
-    def send(self, op: int, args: list[int]) -> None:
-        """Rank 0: announce one op to the other ranks (returns once they have it)."""
+    def _begin(self, op: int, tokens: int, budget: float) -> None:
+        """The op went through: this rank now computes it (``budget`` seconds at most)."""
+        now = time.monotonic()
+        took = now - self.started
+        if took > STALL_SECONDS and self.budget != START_SECONDS:
+            log.info("rank %d: a slow %s step of %d tokens: %.1fs to the next op (budget %.0fs)",
+                     self.rank, OP_NAMES.get(self.op, self.op), self.tokens, took, self.budget)
+        self.op, self.tokens, self.budget = op, tokens, budget
+        self.started = now
+        self.waiting = None  # after ``started``: the watchdog reads the two in this order
+
+    def send(self, op: int, args: list[int], tokens: int = 0) -> None:
+        """Rank 0: announce one op that computes ``tokens`` tokens to the other ranks (returns
+        once they have it)."""
         if self.closed:
             return
         tic = time.perf_counter()
-        head = self.FRAME - 2
-        frame = [op, len(args), *args[:head]]
+        budget = step_budget(op, tokens) if _STARTED else START_SECONDS
+        self.thread = threading.get_native_id()
+        self.waiting = time.monotonic()
+        head = self.FRAME - self.HEAD
+        frame = [op, len(args), tokens, min(round(budget * 1000), 2**31 - 1), *args[:head]]
         self._sum(frame + [0] * (self.FRAME - len(frame)))
         if len(args) > head:
             self._sum([int(v) for v in args[head:]])
+        self._begin(op, tokens, budget)
         dt = time.perf_counter() - tic
-        self.last_ok = time.monotonic()
         self.stats.ops += 1
         self.stats.seconds += dt
         metrics.shard_ops.inc()
@@ -274,30 +345,90 @@ class StepChannel:
         if op == STOP:
             self.closed = True
 
-    def watch(self, on_stall: Callable[[str], None],
-              stall_seconds: float = STALL_SECONDS) -> None:
-        """Rank 0: a daemon thread that calls ``on_stall(reason)`` when no op went through for
-        ``stall_seconds`` (the engine thread is then stuck inside a collective that a dead
-        rank will never complete; MLX's ring backend does not always fail it)."""
+    def receive(self) -> tuple[int, list[int]]:
+        """Other ranks: wait for rank 0's next op."""
+        self.thread = threading.get_native_id()
+        self.waiting = time.monotonic()
+        frame = self._sum(self.FRAME)
+        op, n, tokens, budget_ms = frame[: self.HEAD]
+        args = frame[self.HEAD : self.HEAD + n]
+        if n > len(args):
+            args += self._sum(n - len(args))
+        self._begin(op, tokens, budget_ms / 1000)
+        self.stats.ops += 1
+        if op == STOP:
+            self.closed = True
+        return op, args
+
+    def overdue(self, now: float, progressing: bool = False) -> str | None:
+        """Why this rank must consider the group lost at ``now``, or None while all is in
+        time; ``progressing``: this rank's step threads computed during the last
+        :data:`STALL_SECONDS` (a step past its budget may then go on, up to
+        :data:`PROGRESS_LIMIT` times it)."""
+        waiting = self.waiting
+        step_end = self.started + self.budget
+        if waiting is not None:
+            if now > max(step_end, waiting) + STALL_SECONDS:
+                return (f"no op went through the step channel for {now - waiting:.0f}s "
+                        "(a rank stopped answering)")
+            return None
+        if now <= step_end:
+            return None
+        if progressing and now <= self.started + PROGRESS_LIMIT * self.budget:
+            return None
+        what = OP_NAMES.get(self.op, f"op {self.op}")
+        tokens = f" of {self.tokens} tokens" if self.tokens > 0 else ""
+        why = (f"still computing at {PROGRESS_LIMIT} times it" if progressing else
+               f"and computed nothing for {STALL_SECONDS:.0f}s")
+        return (f"a {what} step{tokens} ran {now - self.started:.0f}s, past its budget of "
+                f"{self.budget:.0f}s {why} (a rank stopped answering)")
+
+    def busy_seconds(self) -> float | None:
+        """CPU seconds used so far by the threads that compute this rank's steps: every thread
+        of the process but the other Python threads (HTTP, watchdog), which MLX's compute,
+        BLAS and collective threads are not. None where ``/proc`` has no thread times."""
+        others = {t.native_id for t in threading.enumerate() if t.native_id != self.thread}
+        ticks = 0
+        try:
+            tasks = os.listdir("/proc/self/task")
+        except OSError:
+            return None
+        for tid in tasks:
+            if not tid.isdigit() or int(tid) in others:
+                continue
+            try:
+                with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that just ended
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def watch(self, on_stall: Callable[[str], None]) -> None:
+        """A daemon thread that calls ``on_stall(reason)`` once :meth:`overdue` says so (this
+        rank's engine thread is then stuck inside a collective that a dead rank will never
+        complete; MLX's ring backend does not always fail it)."""
+        tick = min(1.0, STALL_SECONDS / 4)
 
         def run() -> None:
+            samples: deque[tuple[float, float]] = deque()
             while not self.closed:
-                time.sleep(min(1.0, stall_seconds / 4))
-                idle = time.monotonic() - self.last_ok
-                if not self.closed and idle > stall_seconds:
+                time.sleep(tick)
+                now = time.monotonic()
+                busy = self.busy_seconds()
+                progressing = False
+                if busy is not None:
+                    samples.append((now, busy))
+                    while len(samples) > 1 and samples[1][0] <= now - STALL_SECONDS:
+                        samples.popleft()  # keep one sample at or before the window
+                    first_t, first_busy = samples[0]
+                    # this thread slept far longer than a tick: no fresh window to judge by
+                    stale = first_t < now - STALL_SECONDS - 2 * tick
+                    progressing = stale or busy - first_busy >= MIN_PROGRESS_SECONDS
+                reason = self.overdue(now, progressing)
+                if reason is not None and not self.closed:
                     self.closed = True
-                    on_stall(f"the sharded group failed: no step went through for "
-                             f"{idle:.0f}s (a rank stopped answering)")
+                    on_stall(f"the sharded group failed: {reason}")
                     return
 
         threading.Thread(target=run, name="afm-shard-watchdog", daemon=True).start()
-
-    def receive(self) -> tuple[int, list[int]]:
-        """Other ranks: wait for rank 0's next op."""
-        frame = self._sum(self.FRAME)
-        op, n = frame[0], frame[1]
-        args = frame[2 : 2 + n]
-        if n > len(args):
-            args += self._sum(n - len(args))
-        self.stats.ops += 1
-        return op, args

@@ -245,8 +245,10 @@ class EngineLoop:
             self.runner.release([seq])
 
     def fail_all(self, message: str) -> None:
-        """Finish every admitted request with an error and reset the batch state."""
-        for seq in self.scheduler.prefilling + self.runner.decoding:
+        """Finish every admitted request with an error and reset the batch state; once a
+        sharded group is lost, the waiting requests too (none will ever run)."""
+        waiting = self.scheduler.waiting.remove(lambda _: True) if self.lost else []
+        for seq in self.scheduler.prefilling + self.runner.decoding + waiting:
             if not seq.finished:
                 with contextlib.suppress(Exception):
                     self.emitter.finish(seq, "error", error=message)
@@ -266,7 +268,10 @@ class EngineLoop:
                 pending.append(payload)
         for seq in pending:
             with contextlib.suppress(Exception):
-                self.emitter.finish(seq, "cancelled")
+                if self.lost:  # the group failed: an error the caller maps to 503
+                    self.emitter.finish(seq, "error", error=self.lost)
+                else:
+                    self.emitter.finish(seq, "cancelled")
         self._release_failed(self.scheduler.prefilling)
         self.scheduler.prefilling = []
         with contextlib.suppress(Exception):  # sharded: the other ranks may be gone already

@@ -114,10 +114,11 @@ class ModelRunner:
         seq.prefill_pos = seq.cached_tokens = reused
         self._op(distributed.PREPARE, [seq.order, *prompt])
 
-    def _op(self, op: int, args: list[int]) -> None:
-        """Announce an operation to the other ranks of a sharded server (no-op otherwise)."""
+    def _op(self, op: int, args: list[int], tokens: int = 0) -> None:
+        """Announce an operation that runs ``tokens`` tokens through the model to the other
+        ranks of a sharded server (no-op otherwise); its budget derives from them."""
         if self.channel is not None:
-            self.channel.send(op, args)
+            self.channel.send(op, args, tokens)
 
     def release(self, seqs: list[Sequence]) -> None:
         """Forget the caches of admitted requests that leave before joining the decode batch."""
@@ -141,10 +142,10 @@ class ModelRunner:
         Returns the sample and the group's batch cache; hand both to :meth:`join_group` once the
         tokens are events.
         """
-        self._op(distributed.PREFILL_TOGETHER, [s.order for s in group])
+        longest = max(len(s.prompt) for s in group)
+        self._op(distributed.PREFILL_TOGETHER, [s.order for s in group], len(group) * longest)
         tic = time.perf_counter()
         mx.reset_peak_memory()
-        longest = max(len(s.prompt) for s in group)
         pads = [longest - len(s.prompt) for s in group]
         cache = [BatchKVCache(pads) for _ in make_prompt_cache(self.model)]
         inputs = mx.array([[0] * pad + s.prompt for s, pad in zip(group, pads, strict=True)])
@@ -185,10 +186,10 @@ class ModelRunner:
         """Prefill the next ``prefill_step_size`` prompt tokens of ``seq``; after the last chunk,
         sample its first token and return the sample (None before)."""
         assert seq.cache is not None
-        self._op(distributed.PREFILL_CHUNK, [seq.order])
         prompt, step = seq.prompt, self.config.prefill_step_size
         start = seq.prefill_pos
         end = min(start + step, len(prompt))
+        self._op(distributed.PREFILL_CHUNK, [seq.order], end - start)
         last = end == len(prompt)
         tic = time.perf_counter()
         mx.reset_peak_memory()
@@ -268,7 +269,7 @@ class ModelRunner:
         pending = self._pending
         self._pending = None
         if pending is None:
-            self._op(distributed.DECODE, [s.last_token for s in seqs])
+            self._op(distributed.DECODE, [s.last_token for s in seqs], len(seqs))
             inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
             pending = (list(seqs), self._launch(seqs, inputs, ahead=0))
         p_seqs, p_out = pending

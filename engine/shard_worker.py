@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import threading
 import time
 from typing import Any, cast
 
@@ -44,24 +43,13 @@ class ShardWorker:
         self.admitted: dict[int, Sequence] = {}  # prepared, not yet in the decode batch
         self.group: tuple[list[Sequence], list[Any]] | None = None  # a batched prefill's cache
         self.steps = 0
-        self.last_op = time.monotonic()
-        self.stopped = False
 
-    def _watch(self) -> None:
-        """Leave the process when rank 0 sent nothing for ``STALL_SECONDS`` (it heartbeats
-        every second when idle): a collective that hangs after rank 0 died must not leave
-        this rank running as an orphan."""
-
-        def run() -> None:
-            while not self.stopped:
-                time.sleep(1.0)
-                idle = time.monotonic() - self.last_op
-                if not self.stopped and idle > d.STALL_SECONDS:
-                    print(f"afm: worker rank {self.channel.rank}: nothing from rank 0 for "
-                          f"{idle:.0f}s; exiting", file=sys.stderr, flush=True)
-                    os._exit(1)
-
-        threading.Thread(target=run, name="afm-shard-watchdog", daemon=True).start()
+    def _lost(self, reason: str) -> None:
+        """On the watchdog thread: a collective hangs (rank 0 died, or the ranks are out of
+        step); leave the process rather than linger as an orphan."""
+        print(f"afm: worker rank {self.channel.rank}: {reason}; exiting", file=sys.stderr,
+              flush=True)
+        os._exit(1)
 
     def _shadow(self, sid: int, prompt: list[int]) -> Sequence:
         req = GenerationRequest(f"shadow-{sid}", prompt, SamplingParams(temperature=0.0))
@@ -78,12 +66,10 @@ class ShardWorker:
     def run(self) -> None:
         """Serve rank 0's operations until it stops (or the group breaks)."""
         log.info("rank %d of %d: worker loop ready", self.channel.rank, self.channel.size)
-        self._watch()
+        self.channel.watch(self._lost)
         while True:
             op, args = self.channel.receive()
-            self.last_op = time.monotonic()
             if op == d.STOP:
-                self.stopped = True
                 log.info("rank %d: stop from rank 0 after %d ops", self.channel.rank,
                          self.channel.stats.ops)
                 return

@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 
 async def first_event(stream: AsyncIterator[GenerationEvent],
                       queue_timeout: float) -> GenerationEvent:
-    """Wait for admission and the first event, mapping capacity failures (and a server that
-    drains to stop) to 503."""
+    """Wait for admission and the first event, mapping capacity failures, a server that drains
+    to stop and a sharded group lost before any output to 503."""
     try:
-        return await anext(stream)
+        event = await anext(stream)
     except ServerBusyError as exc:
         raise server_busy(queue_timeout) from exc
     except EngineDrainingError as exc:
@@ -38,6 +38,19 @@ async def first_event(stream: AsyncIterator[GenerationEvent],
         from engine.distributed import lost_reason
 
         raise backend_unavailable(str(exc), group_failed=lost_reason() is not None) from exc
+    check_group_lost(event)
+    return event
+
+
+def check_group_lost(event: GenerationEvent) -> None:
+    """A generation that ended in an error because its sharded group failed: 503
+    ``backend_unavailable`` with Retry-After, as for the requests that come after it."""
+    if event.finish_reason != "error":
+        return
+    from engine.distributed import lost_reason
+
+    if lost_reason() is not None:
+        raise backend_unavailable(f"Generation failed: {event.error}", group_failed=True)
 
 
 def note_final(event: GenerationEvent) -> None:
@@ -66,7 +79,7 @@ class Generated:
 
 async def generate_all(engine: ChatEngine, request: GenerationRequest,
                        queue_timeout: float) -> Generated:
-    """Run a request to its end (503 on capacity, 500 on an engine error)."""
+    """Run a request to its end (503 on capacity or a lost group, 500 on an engine error)."""
     stream = engine.generate(request)
     try:
         event = await first_event(stream, queue_timeout)
@@ -83,6 +96,7 @@ async def generate_all(engine: ChatEngine, request: GenerationRequest,
     finally:
         await stream.aclose()
     note_final(event)
+    check_group_lost(event)
     if event.finish_reason == "error":
         raise ApiError(f"Generation failed: {event.error}")
     return Generated("".join(text), logprobs, event, token_ids)

@@ -262,6 +262,19 @@ def test_health_and_profile_show_the_group(sharded: ShardedServer) -> None:
 def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> None:
     server = ShardedServer(tmp_path, ["--model", str(tiny_model)]).wait_healthy()
     try:
+        got: dict[str, httpx.Response] = {}
+
+        def non_streamed() -> None:
+            got["reply"] = httpx.post(server.url + "/v1/chat/completions", timeout=60, json={
+                "model": "tiny", "messages": MESSAGES, "max_tokens": 100000,
+                "temperature": 1.0, "ignore_eos": True})
+
+        waiter = threading.Thread(target=non_streamed)
+        waiter.start()
+        deadline = time.monotonic() + 30
+        while _running(server) < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _running(server) == 1  # in flight when the rank dies
         events: list[str] = []
         with httpx.stream("POST", server.url + "/v1/chat/completions", timeout=60, json={
                 "model": "tiny", "messages": MESSAGES, "stream": True, "max_tokens": 100000,
@@ -277,6 +290,11 @@ def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> No
         # the ring fails the step at once, or the watchdog notices the hang
         assert took < STALL_SECONDS + 10, took
         assert any('"error"' in e for e in events[3:]), events[-3:]
+        # the non-streamed request in flight: 503 as for new requests, not 500
+        waiter.join(timeout=30)
+        assert got["reply"].status_code == 503, got["reply"].text
+        assert got["reply"].headers["Retry-After"] == "10"
+        assert got["reply"].json()["error"]["type"] == "backend_unavailable"
         # until rank 0 exits (about a second): /health 503 and new requests 503, Retry-After
         health = httpx.get(server.url + "/health", timeout=5)
         assert health.status_code == 503 and health.headers["Retry-After"] == "10"
