@@ -32,11 +32,14 @@ ISAS = [i for i in ("avx2", "portable") if i in qkernels.supported_isas()]
 
 @pytest.fixture(params=ISAS)
 def isa(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Each kernel path in turn (AFM_QMM_ISA is read at every evaluation)."""
+    """Each kernel path in turn (AFM_QMM_ISA, handed to the extension)."""
     monkeypatch.setenv("AFM_QMM_ISA", request.param)
+    qkernels.reload_environment()
     qkernels.set_num_threads(2)
     yield request.param
     qkernels.set_num_threads(0)
+    monkeypatch.undo()
+    qkernels.reload_environment()
 
 
 def _diff(a: mx.array, b: mx.array) -> float:
