@@ -73,6 +73,9 @@ NB_MODULE(_afm_qmm, m) {
         "freqs"_a.none(), "mx.fast.rope as one CPU primitive (float32; offset int32 [] or [B]).");
   m.def("sdpa", &afm::sdpa, "q"_a, "k"_a, "v"_a, "scale"_a, "mask"_a.none(), "causal"_a,
         "Scaled dot-product attention as one CPU primitive (float32, GQA, strided K/V).");
+  m.def("sdpa_tiled", &afm::sdpa_tiled, "q"_a, "k"_a, "v"_a, "scale"_a, "mask"_a.none(),
+        "causal"_a,
+        "sdpa for long queries (prefill): tiled, online softmax, no Lq x Lk score matrix.");
   m.def("silu_mul", &afm::silu_mul, "gate"_a, "x"_a,
         "silu(gate) * x (mlx-lm's swiglu) as one CPU primitive (float32, equal shapes).");
 }
