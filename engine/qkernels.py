@@ -19,7 +19,7 @@ changes them later calls :func:`reload_environment` (model loads do), so no nati
 Many rows (prefill): a matmul of at least :func:`blas_rows` rows of x on the ``auto`` path
 dequantizes tiles of 64 weight rows once and multiplies them through the BLAS's sgemm (exact
 float arithmetic; 5-10x the per-row kernels' speed at hundreds of rows, tools/bench_prefill.py).
-``AFM_QMM_BLAS_ROWS`` sets that row count (0: never).
+``AFM_QMM_BLAS_ROWS`` sets that row count (default 32; 0: never).
 ``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
@@ -86,7 +86,7 @@ def default_isa() -> str | None:
 
 
 BLAS_ROWS_ENV = "AFM_QMM_BLAS_ROWS"
-DEFAULT_BLAS_ROWS = 64  # chosen by tools/bench_prefill.py --rows
+DEFAULT_BLAS_ROWS = 32  # the crossover in tools/bench_prefill.py --rows (BENCHMARKS.md)
 
 
 def _env_int(name: str) -> int | None:

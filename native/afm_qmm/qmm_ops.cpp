@@ -99,7 +99,7 @@ struct EnvSettings {
 
 std::mutex g_env_mu;
 EnvSettings g_env;
-std::atomic<int> g_blas_rows{64};
+std::atomic<int> g_blas_rows{32};
 std::atomic<int> g_env_isa{0};      // parsed AFM_QMM_ISA (Isa::Auto when unset)
 std::atomic<bool> g_env_bad{false};  // AFM_QMM_ISA names no path (resolve throws)
 std::atomic<int> g_env_threads{0};
