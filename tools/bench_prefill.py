@@ -2,7 +2,8 @@
 without the prefill paths (tiled attention, BLAS tiles for many-row quantized matmuls), and
 llama-server on the same file, paired per round.
 
-    PYTHONPATH=. python tools/bench_prefill.py --model /work/models/SmolLM2-135M-Instruct.Q4_1.gguf \\
+    PYTHONPATH=. python tools/bench_prefill.py \\
+        --model /work/models/SmolLM2-135M-Instruct.Q4_1.gguf \\
         --lengths 256 1024 4096 --rounds 2 [--llama] [--step 256 1024] [--rows]
 
 afm here is the engine's model call path without HTTP (the GGUF file read by
