@@ -8,7 +8,7 @@ llama-server on the same file, paired per round.
 
 afm here is the engine's model call path without HTTP (the GGUF file read by
 ``tools/bench_lib/gguf_mlx.py``, afm's CPU weight policy and native ops applied as ``afm serve``
-does): prefill in chunks of ``--step`` tokens into a fresh KV cache, then the first token, timed
+does, ``cpu_weights.prepare``): prefill in chunks of ``--step`` tokens into a fresh KV cache, then the first token, timed
 from the first chunk to the first token (the TTFT of a cold prompt without HTTP). Prompts are
 random token ids, different in every round and length, so no cache helps. ``afm-old`` turns the
 two prefill paths off at run time (``set_blas_rows(0)``, long attention to MLX's graph).
@@ -202,7 +202,7 @@ def main() -> int:
         return 0
     load = os.getloadavg()
     model, config = load_llama_gguf(args.model)
-    choice = cpu_weights.apply(model, "auto")
+    choice = cpu_weights.prepare(model, "auto")  # what the engine does at load
     print(f"# {args.model.name}: {choice.reason}; load average {load[0]:.1f}", flush=True)
     vocab = config["vocab_size"]
     llama = None
