@@ -7,16 +7,19 @@ llama-server on the same file, paired per round.
         --lengths 256 1024 4096 --rounds 2 [--llama] [--step 256 1024] [--rows]
 
 afm here is the engine's model call path without HTTP (the GGUF file read by
-``tools/bench_lib/gguf_mlx.py``, afm's CPU weight policy and native ops applied as ``afm serve``
-does, ``cpu_weights.prepare``): prefill in chunks of ``--step`` tokens into a fresh KV cache, then the first token, timed
-from the first chunk to the first token (the TTFT of a cold prompt without HTTP). Prompts are
-random token ids, different in every round and length, so no cache helps. ``afm-old`` turns the
-two prefill paths off at run time (``set_blas_rows(0)``, long attention to MLX's graph).
-llama-server gets the same token ids through ``/completion`` (``n_predict`` 1, ``cache_prompt``
-false) at its best settings found here: ``-t`` all cores, ``-b``/``-ub`` 512, flash attention
-on (``-fa on``); its TTFT is the request's wall time. Decode: 64 greedy tokens after a 32-token
-prompt, tok/s of the decode steps (llama: its ``timings.predicted_per_second``). ``--rows`` times
-the quantized matmul per row count on both paths (how the BLAS threshold was chosen).
+``tools/bench_lib/gguf_mlx.py``, prepared as ``afm serve`` prepares a model:
+``cpu_weights.prepare``): prefill in chunks of ``--step`` tokens into a fresh KV cache, then the
+first token, timed from the first chunk to the first token (the TTFT of a cold prompt without
+HTTP). Prompts are random token ids, different in every round and length, so no cache helps.
+``afm-old`` turns the two prefill paths off at run time (``set_blas_rows(0)``, long attention to
+MLX's graph). llama-server gets the same token ids through ``/completion`` (``n_predict`` 1,
+``cache_prompt`` false) at its best settings found here: ``-t`` all cores, ``-b``/``-ub`` 512,
+flash attention on (``-fa on``); its TTFT is the request's wall time. ``--llama-bench on|off``
+runs llama.cpp's ``llama-bench`` instead (same settings, ``-r 1``; TTFT = tokens / its prompt
+rate, decode at depth 32; peak RSS by /usr/bin/time), for machines where the server is not
+built. Decode: 64 greedy tokens after a 32-token prompt, tok/s of the decode steps (llama: its
+``timings.predicted_per_second``). ``--rows`` times the quantized matmul per row count on both
+paths (how the BLAS threshold was chosen).
 Ratios are afm over the peer, per round: above 1 afm is faster.
 """
 
@@ -143,6 +146,37 @@ class Llama:
         self.log.close()
 
 
+class LlamaBench:
+    """llama.cpp's own ``llama-bench`` on the GGUF file, one measurement per call (the same
+    engine as llama-server, without HTTP; used where the server is not built)."""
+
+    def __init__(self, model: Path, threads: int, fa: str) -> None:
+        self.bin = _binary("llama-bench")
+        if self.bin is None:
+            raise SystemExit("llama-bench not built (tools/bench_lib/llama.py says how)")
+        self.base = [str(self.bin), "-m", str(model), "-t", str(threads), "-fa", fa,
+                     "-b", "512", "-ub", "512", "-r", "1", "-o", "json"]
+        self.peak = 0.0
+
+    def _run(self, flags: list[str]) -> float:
+        cmd = ["/usr/bin/time", "-f", "%M", *self.base, *flags]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=True)
+        self.peak = max(self.peak, int(done.stderr.strip().splitlines()[-1]) / 1024)
+        return float(json.loads(done.stdout)[0]["avg_ts"])
+
+    def ttft(self, ids: list[int]) -> float:
+        return len(ids) / self._run(["-p", str(len(ids)), "-n", "0"])
+
+    def decode(self, ids: list[int], n: int = 64) -> float:
+        return self._run(["-p", "0", "-n", str(n), "-d", str(len(ids))])
+
+    def peak_rss_mib(self) -> float:
+        return self.peak
+
+    def close(self) -> None:
+        pass
+
+
 def rows_table(k: int = 576, n: int = 1536) -> None:
     """ms per quantized matmul (4-bit g32, K x N of the 135M model's MLP) by row count."""
     w = mx.random.normal((n, k), key=mx.random.key(0))
@@ -194,6 +228,8 @@ def main() -> int:
     ap.add_argument("--old-max", type=int, default=1024,
                     help="afm-old only up to this prompt length (its 4k prefill takes minutes)")
     ap.add_argument("--llama", action="store_true", help="also llama-server on the same file")
+    ap.add_argument("--llama-bench", default=None, metavar="FA",
+                    help="also llama-bench on the same file, flash attention FA (on/off)")
     ap.add_argument("--rows", action="store_true", help="only the row-count table")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
@@ -205,11 +241,15 @@ def main() -> int:
     choice = cpu_weights.prepare(model, "auto")  # what the engine does at load
     print(f"# {args.model.name}: {choice.reason}; load average {load[0]:.1f}", flush=True)
     vocab = config["vocab_size"]
-    llama = None
+    llama: Llama | LlamaBench | None = None
+    threads = len(os.sched_getaffinity(0))
     if args.llama:
-        llama = Llama(args.model, max(args.lengths) + 64, len(os.sched_getaffinity(0)),
+        llama = Llama(args.model, max(args.lengths) + 64, threads,
                       Path("/tmp/bench_prefill_llama.log"))
-    targets = [f"{v}@{s}" for v in args.variants for s in args.step] + (["llama"] if llama else [])
+    elif args.llama_bench:
+        llama = LlamaBench(args.model, threads, args.llama_bench)
+    peer = "llama-server" if args.llama else f"llama-bench-fa-{args.llama_bench}"
+    targets = [f"{v}@{s}" for v in args.variants for s in args.step] + ([peer] if llama else [])
     ttft: dict[tuple[str, int], list[float]] = {}
     decode: dict[str, list[float]] = {}
     try:
@@ -220,7 +260,7 @@ def main() -> int:
                     ids = [(i + 7919) % vocab for i in ids]
                     if t.startswith("afm-old") and n > args.old_max:
                         continue
-                    if t == "llama":
+                    if t == peer:
                         dt = llama.ttft(ids)  # type: ignore[union-attr]
                     else:
                         name, step = t.split("@")
@@ -231,7 +271,7 @@ def main() -> int:
                           flush=True)
             short = mx.random.randint(0, vocab, (32,), key=mx.random.key(r)).tolist()
             for t in targets:
-                if t == "llama":
+                if t == peer:
                     tps = llama.decode(short)  # type: ignore[union-attr]
                 else:
                     variant(t.split("@")[0])
@@ -240,7 +280,7 @@ def main() -> int:
                 print(f"round {r} {t:>14} decode c=1: {tps:.1f} tok/s", flush=True)
         rss = {"afm (process)": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
         if llama:
-            rss["llama-server"] = llama.peak_rss_mib()
+            rss[peer] = llama.peak_rss_mib()
     finally:
         if llama:
             llama.close()
