@@ -15,7 +15,13 @@ mlx-lm's models call them there (``nn.RMSNorm``, ``nn.RoPE`` and its scaled vari
 what it covers: the CPU device, float32 inputs, no explicit stream; RoPE on 3-4-D inputs with an
 integer offset (scalar or one per batch entry); attention on 4-D inputs with at most
 :data:`MAX_QUERY` queries (decode; longer prefills stay on MLX's matmuls), a bool or float
-mask (or ``"causal"``), no attention sinks. Anything else goes to MLX's own function unchanged.
+mask (or ``"causal"``), no attention sinks. Longer queries (prefill) take the tiled op
+(``sdpa_tiled``): per KV head and block of about 256 query rows, keys and values are read in
+blocks of 128, scores come from the BLAS's sgemm a block at a time with an online softmax, and
+causal blocks past a query block are skipped, so the Lq x Lk score matrix MLX's graph builds (and
+passes over ~6 times) never exists: 3-10x faster at 256-4k keys (tools/bench_prefill.py). It
+needs a BLAS in the process; ``AFM_TILED_ATTENTION=0`` leaves long queries to MLX. Anything else
+goes to MLX's own function unchanged.
 Outputs agree with MLX's within float32 rounding (RoPE at large positions within the rounding of
 the angle, ~1e-4; tests/test_fast_ops.py). ``AFM_FAST_OPS=0`` leaves ``mx.fast`` alone.
 
@@ -43,7 +49,8 @@ from engine import qkernels
 log = logging.getLogger(__name__)
 
 ENV = "AFM_FAST_OPS"
-MAX_QUERY = 16  # attention with more queries (prefill) stays on MLX's matmuls
+MAX_QUERY = 16  # attention with more queries (prefill) takes the tiled op (or MLX's graph)
+TILED_ENV = "AFM_TILED_ATTENTION"
 
 _ORIGINAL = {
     "rms_norm": mx.fast.rms_norm,
@@ -65,6 +72,16 @@ def available() -> str | None:
     return None
 
 
+def tiled_available() -> bool:
+    """Whether long-query attention takes the tiled native op in this process."""
+    ext = qkernels._ext  # noqa: SLF001
+    return (ext is not None and hasattr(ext, "sdpa_tiled") and ext.has_sgemm()
+            and os.environ.get(TILED_ENV, "").strip().lower() not in ("0", "false", "off", "no"))
+
+
+_TILED = tiled_available()
+
+
 def installed() -> bool:
     """Whether ``mx.fast`` currently routes through this module."""
     return mx.fast.rms_norm is rms_norm
@@ -72,6 +89,7 @@ def installed() -> bool:
 
 _F32 = mx.float32
 _CPU = mx.Device(mx.cpu)
+_TILED = False  # tiled_available(), at import and at each install()
 
 
 def _native(stream: Any, x: mx.array) -> bool:
@@ -119,13 +137,14 @@ def scaled_dot_product_attention(q: mx.array, k: mx.array, v: mx.array, *, scale
     array_mask = mask if isinstance(mask, mx.array) else None
     if (sinks is None and not kwargs and _native(stream, q) and k.dtype == _F32
             and v.dtype == _F32 and q.ndim == 4 and k.ndim == 4 and v.ndim == 4
-            and q.shape[2] <= MAX_QUERY
+            and (q.shape[2] <= MAX_QUERY or _TILED)
             and (mask is None or (isinstance(mask, str) and mask == "causal") or (
                 array_mask is not None and array_mask.ndim <= 4
                 and array_mask.dtype in (mx.bool_, mx.float32)))):
         causal = isinstance(mask, str)
+        op = qkernels._ext.sdpa if q.shape[2] <= MAX_QUERY else qkernels._ext.sdpa_tiled  # noqa: SLF001
         try:
-            return qkernels._ext.sdpa(q, k, v, float(scale), array_mask, causal)  # noqa: SLF001
+            return op(q, k, v, float(scale), array_mask, causal)
         except ValueError:  # shapes the op does not take (MLX's function says what is wrong)
             pass
     return _ORIGINAL["scaled_dot_product_attention"](
@@ -153,15 +172,18 @@ def install(device: mx.Device | None = None, *, silu_gate: bool = True) -> bool:
     """Route ``mx.fast``'s RMSNorm, RoPE and attention (and, with ``silu_gate``, mlx-lm's
     ``swiglu``) through the native ops, when the device is the CPU and :func:`available`.
     Returns whether they are installed."""
+    global _TILED
     device = device or mx.default_device()
     if device.type != mx.DeviceType.cpu or available() is not None:
         return installed()
+    _TILED = tiled_available()
     if not installed():
         mx.fast.rms_norm = rms_norm
         mx.fast.rope = rope
         mx.fast.scaled_dot_product_attention = scaled_dot_product_attention
-        log.info("native CPU ops: RMSNorm, RoPE, SiLU gate and attention (up to %d queries) "
-                 "each one primitive", MAX_QUERY)
+        log.info("native CPU ops: RMSNorm, RoPE, SiLU gate and attention (up to %d queries; "
+                 "longer: %s) each one primitive", MAX_QUERY,
+                 "tiled, online softmax" if _TILED else "MLX's graph")
     if silu_gate:  # also model modules imported since the last install
         _replace_swiglu(_SWIGLU, swiglu)
     else:

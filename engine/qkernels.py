@@ -13,6 +13,14 @@ the timed choice pick the int8 paths too (off by default: int8 activations move 
 output by ~0.6% of its RMS on random inputs, and change a real model's greedy answers),
 ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
 ``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
+The extension reads ``AFM_QMM_ISA`` and ``AFM_QMM_THREADS`` once, at import; a process that
+changes them later calls :func:`reload_environment` (model loads do), so no native code calls
+``getenv`` while another thread may ``setenv`` (engine/blas.py sets BLAS variables).
+
+Many rows (prefill): a matmul of at least :func:`blas_rows` rows of x on the ``auto`` path
+dequantizes tiles of 64 weight rows once and multiplies them through the BLAS's sgemm (exact
+float arithmetic; 5-10x the per-row kernels' speed at hundreds of rows, tools/bench_prefill.py).
+``AFM_QMM_BLAS_ROWS`` sets that row count (default 32; 0: never).
 ``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
@@ -76,6 +84,38 @@ def int8_isas() -> list[str]:
 def default_isa() -> str | None:
     """The path ``isa="auto"`` takes (``AFM_QMM_ISA`` or the best supported)."""
     return _ext.default_isa() if _ext else None
+
+
+BLAS_ROWS_ENV = "AFM_QMM_BLAS_ROWS"
+DEFAULT_BLAS_ROWS = 32  # the crossover in tools/bench_prefill.py --rows (BENCHMARKS.md)
+
+
+def _env_int(name: str) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        log.warning("%s=%r is not an integer; ignored", name, raw)
+        return None
+
+
+def reload_environment() -> None:
+    """Hand ``AFM_QMM_ISA``, ``AFM_QMM_THREADS`` and ``AFM_QMM_BLAS_ROWS`` as set now (Python's
+    ``os.environ``) to the extension, which otherwise read them once at import."""
+    if _ext is None or not hasattr(_ext, "set_environment"):
+        return
+    _ext.set_environment(os.environ.get("AFM_QMM_ISA", "").strip(),
+                         _env_int("AFM_QMM_THREADS") or 0)
+    rows = _env_int(BLAS_ROWS_ENV)
+    _ext.set_blas_rows(DEFAULT_BLAS_ROWS if rows is None else rows)
+
+
+def blas_rows() -> int:
+    """Rows of x from which ``auto`` quantized matmuls take the BLAS tile path (0: never)."""
+    return int(_ext.blas_rows()) if _ext and hasattr(_ext, "blas_rows") else 0
+
+
+reload_environment()
 
 
 def set_num_threads(n: int) -> None:
@@ -230,6 +270,7 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
     device = device or mx.default_device()
     if _ext is None or device.type != mx.DeviceType.cpu:
         return 0
+    reload_environment()
 
     def replacement(module: Any) -> Any | None:
         if isinstance(module, QuantizedLinearCPU | QuantizedEmbeddingCPU) or not _swappable(

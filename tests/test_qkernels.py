@@ -9,6 +9,11 @@ tests skip; with them, a missing extension is a failure (build: python -m engine
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from engine.blas import preload_fast_blas
@@ -33,15 +38,19 @@ if not qkernels.available():
 
 ISAS = qkernels.supported_isas()
 REL_TOL = 2e-5
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
 def untimed_paths():
     """"auto" means the widest exact path in every test unless the test times or sets one (the
-    choice is process-wide, and other test modules load models that time the paths)."""
+    choice is process-wide, and other test modules load models that time the paths); the
+    extension's copy of the environment is the environment's."""
+    qkernels.reload_environment()
     for bits in (4, 8):
         qkernels._ext.set_auto_isa(bits, "auto")
     yield
+    qkernels.reload_environment()  # after the test's monkeypatch is undone (set up after this)
     for bits in (4, 8):
         qkernels._ext.set_auto_isa(bits, "auto")
 
@@ -203,11 +212,129 @@ def test_non_finite_activations_give_non_finite_outputs(isa: str, bad: float) ->
 
 
 def test_environment_forces_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AFM_QMM_ISA forces a path once handed to the extension: it never reads the environment
+    after import itself (a getenv racing a setenv on another thread is undefined behaviour)."""
+    before = qkernels.default_isa()
     monkeypatch.setenv("AFM_QMM_ISA", "portable")
+    assert qkernels.default_isa() == before  # not read at the call
+    qkernels.reload_environment()
     assert qkernels.default_isa() == "portable"
     monkeypatch.setenv("AFM_QMM_ISA", "no-such-isa")
-    with pytest.raises(ValueError, match="unknown isa"):
+    qkernels.reload_environment()
+    with pytest.raises(ValueError, match="unknown isa 'no-such-isa'"):
         qkernels.default_isa()
+    monkeypatch.setenv("AFM_QMM_THREADS", "3")
+    qkernels.set_num_threads(0)
+    qkernels.reload_environment()
+    assert qkernels.num_threads() == 3
+
+
+def test_environment_is_read_once_at_import() -> None:
+    """A fresh process: the variables set before import are the extension's; a later change is
+    not, until reload_environment hands it over."""
+    code = (
+        "import os\n"
+        "from engine import qkernels\n"
+        "assert qkernels.default_isa() == 'portable', qkernels.default_isa()\n"
+        "assert qkernels.num_threads() == 5\n"
+        "os.environ['AFM_QMM_THREADS'] = '7'\n"
+        "assert qkernels.num_threads() == 5\n"
+        "qkernels.reload_environment()\n"
+        "assert qkernels.num_threads() == 7\n"
+    )
+    env = {**os.environ, "AFM_QMM_ISA": "portable", "AFM_QMM_THREADS": "5",
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_thread_pool_survives_its_call_counter_wrapping() -> None:
+    """The pool tags each parallel call with a 32-bit generation; across the wrap every call
+    still runs all its tasks (before the fix, the 2^32nd call found nothing to claim and waited
+    forever). Driven through the test hook in a child process, so a hang is a timeout."""
+    code = (
+        "import mlx.core as mx\n"
+        "from engine import qkernels\n"
+        "ext = qkernels._ext\n"
+        "ext.set_num_threads(2)\n"
+        "mx.random.seed(0)\n"
+        "x = mx.random.normal((8, 512))\n"
+        "wq, s, b = mx.quantize(mx.random.normal((2048, 512)), 64, 4)\n"
+        "ref = mx.quantized_matmul(x, wq, s, b, transpose=True, group_size=64, bits=4)\n"
+        "ext.set_pool_generation(2**32 - 3)\n"
+        "seen = []\n"
+        "for _ in range(6):\n"
+        "    out = ext.quantized_matmul(x, wq, s, b, 64, 4, 'avx2' if 'avx2' in "
+        "ext.supported_isas() else 'portable')\n"
+        "    mx.eval(out)\n"
+        "    assert mx.allclose(out, ref, rtol=1e-4, atol=1e-4).item()\n"
+        "    seen.append(ext.pool_generation())\n"
+        "print(seen)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("AFM_QMM_ISA", None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[4294967294,", "4294967295,", "1,", "2,", "3,", "4]"]
+
+
+@pytest.mark.skipif(not qkernels._ext.has_sgemm(), reason="no BLAS loaded")
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize(("rows", "n"), [(64, 200), (257, 96), (600, 1100)])
+def test_many_rows_take_the_blas_tile_path(bits: int, group_size: int, rows: int, n: int) -> None:
+    """From blas_rows() rows on, "auto" dequantizes weight tiles once and multiplies through the
+    BLAS: MLX's reference within the kernels' float tolerance, on odd column counts (tiles of
+    64 weight rows, the last one short), and whatever path "auto" was timed to at decode sizes:
+    with an int8 path chosen, few rows show its rounding and many rows none of it."""
+    assert qkernels.blas_rows() == qkernels.DEFAULT_BLAS_ROWS <= rows
+    x, wq, s, b = _case(rows, n, 384, group_size, bits, seed=rows)
+    s, b = s.astype(mx.float32), b.astype(mx.float32)
+    _check(qkernels.quantized_matmul(x, wq, s, b, group_size, bits), x, wq, s, b, group_size,
+           bits)
+    for isa in qkernels.int8_isas()[:1]:
+        qkernels._ext.set_auto_isa(bits, isa)
+        _check(qkernels.quantized_matmul(x, wq, s, b, group_size, bits), x, wq, s, b,
+               group_size, bits)
+        few = qkernels.quantized_matmul(x[:8], wq, s, b, group_size, bits)
+        ref = mx.quantized_matmul(x[:8], wq, s, b, transpose=True, group_size=group_size,
+                                  bits=bits)
+        assert mx.abs(few - ref).max().item() > 1e-3  # the int8 path ran there
+
+
+def test_blas_rows_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AFM_QMM_BLAS_ROWS moves the threshold (0: never); a forced path never takes the tiles."""
+    x, wq, s, b = _case(96, 128, 256, 64, 4)
+    s, b = s.astype(mx.float32), b.astype(mx.float32)
+    auto = qkernels.quantized_matmul(x, wq, s, b, 64, 4)
+    forced = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=qkernels.default_isa())
+    monkeypatch.setenv(qkernels.BLAS_ROWS_ENV, "0")
+    qkernels.reload_environment()
+    assert qkernels.blas_rows() == 0
+    off = qkernels.quantized_matmul(x, wq, s, b, 64, 4)
+    assert mx.array_equal(off, forced).item()
+    for out in (auto, off):
+        _check(out, x, wq, s, b, 64, 4)
+    monkeypatch.setenv(qkernels.BLAS_ROWS_ENV, "200")
+    qkernels.reload_environment()
+    assert qkernels.blas_rows() == 200
+
+
+def test_embedding_lookup_rejects_ids_out_of_range() -> None:
+    """An id past either end raises (a clamp would return another token's row silently);
+    negative ids count from the end, like Python indexing."""
+    wq, s, b = mx.quantize(mx.random.normal((10, 64), key=mx.random.key(3)), 32, 4)
+    s, b = s.astype(mx.float32), b.astype(mx.float32)
+    rows = qkernels._ext.quantized_rows
+    w_hat = mx.dequantize(wq, s, b, 32, 4)
+    assert mx.array_equal(rows(mx.array([9, -1, -10, 0]), wq, s, b, 32, 4),
+                          w_hat[mx.array([9, 9, 0, 0])]).item()
+    for bad in ([10], [3, -11], [2**31 - 1]):
+        with pytest.raises(RuntimeError, match="out of range for 10 rows"):
+            mx.eval(rows(mx.array(bad), wq, s, b, 32, 4))
+    assert mx.array_equal(rows(mx.array([4]), wq, s, b, 32, 4), w_hat[4:5]).item()
 
 
 def test_rejects_what_it_cannot_compute() -> None:
@@ -354,6 +481,7 @@ def test_load_times_the_paths_and_auto_runs_the_fastest(monkeypatch) -> None:
     # a forced path wins over the timed one, and then nothing is timed
     other = next(isa for isa in expected[4] if isa != qkernels.auto_isa(4))
     monkeypatch.setenv("AFM_QMM_ISA", other)
+    qkernels.reload_environment()
     assert qkernels.auto_isa(4) == other
     assert qkernels.time_paths(model) == []
 

@@ -1,4 +1,6 @@
 // Python module engine._afm_qmm (nanobind, sharing MLX's array type through the "mlx" domain).
+#include <cstdlib>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -14,6 +16,11 @@ using namespace nb::literals;
 NB_MODULE(_afm_qmm, m) {
   nb::module_::import_("mlx.core");
   m.doc() = "Native quantized matmul for MLX's CPU backend (AFM).";
+  {  // the environment, read once here; later changes arrive through set_environment
+    const char* isa = std::getenv("AFM_QMM_ISA");
+    const char* threads = std::getenv("AFM_QMM_THREADS");
+    afm::set_environment(isa ? isa : "", threads ? std::atoi(threads) : 0);
+  }
   m.def(
       "quantized_matmul",
       &afm::quantized_matmul,
@@ -44,6 +51,15 @@ NB_MODULE(_afm_qmm, m) {
         "Make 'auto' run this path at these bits ('auto' resets; AFM_QMM_ISA still wins).");
   m.def("set_num_threads", &afm::set_num_threads, "n"_a, "Threads per call; <= 0 resets.");
   m.def("num_threads", &afm::num_threads, "Threads per call.");
+  m.def("set_environment", &afm::set_environment, "isa"_a, "threads"_a,
+        "AFM_QMM_ISA ('' = unset) and AFM_QMM_THREADS (<= 0 = unset) as now set; the module "
+        "reads the environment itself only at import.");
+  m.def("set_blas_rows", &afm::set_blas_rows, "rows"_a,
+        "Rows of x from which 'auto' quantized matmuls take the BLAS tile path (0: never).");
+  m.def("blas_rows", &afm::blas_rows, "Rows of x from which the BLAS tile path runs.");
+  m.def("set_pool_generation", &afm::set_pool_generation, "generation"_a,
+        "Test hook: set the thread pool's call counter (its 32-bit wrap).");
+  m.def("pool_generation", &afm::pool_generation, "The thread pool's call counter.");
   m.def("has_sgemm", &afm::has_sgemm, "Whether a cblas_sgemm is loaded in this process.");
   m.def(
       "matmul_nt",
@@ -57,6 +73,9 @@ NB_MODULE(_afm_qmm, m) {
         "freqs"_a.none(), "mx.fast.rope as one CPU primitive (float32; offset int32 [] or [B]).");
   m.def("sdpa", &afm::sdpa, "q"_a, "k"_a, "v"_a, "scale"_a, "mask"_a.none(), "causal"_a,
         "Scaled dot-product attention as one CPU primitive (float32, GQA, strided K/V).");
+  m.def("sdpa_tiled", &afm::sdpa_tiled, "q"_a, "k"_a, "v"_a, "scale"_a, "mask"_a.none(),
+        "causal"_a,
+        "sdpa for long queries (prefill): tiled, online softmax, no Lq x Lk score matrix.");
   m.def("silu_mul", &afm::silu_mul, "gate"_a, "x"_a,
         "silu(gate) * x (mlx-lm's swiglu) as one CPU primitive (float32, equal shapes).");
 }

@@ -2,6 +2,7 @@
 // x86-64 or any CPU) and fast_avx2.cpp (-mavx2 -mfma). Plain loops written so the compiler
 // vectorizes them: 8 independent partial sums per dot product, no reassociation needed.
 // Define AFM_FAST_NS before including.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -227,6 +228,95 @@ void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strid
     float* o = out + ((int64_t(b) * hq + h) * lq + l) * dv;
     const float* a = acc.data() + size_t(r) * dv;
     for (int i = 0; i < dv; ++i) o[i] = a[i] * inv_sum[r];
+  }
+}
+
+// Query rows [l0, l0 + lqb) of all n_rep heads of KV head g (batch b), as one block of
+// R = n_rep * lqb rows: S = Q K_blk^T and O += P V_blk through sgemm, an online softmax between.
+// Masked scores take the lowest finite value, like MLX and attend(): a row masked everywhere
+// averages V instead of dividing by zero.
+void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb) {
+  constexpr int BK = 128;  // keys per block
+  const int R = a.n_rep * lqb, d = a.d, dv = a.dv;
+  thread_local std::vector<float> qbuf, sbuf, obuf, mrow, lrow, kbuf, vbuf;
+  qbuf.resize(size_t(R) * d);
+  sbuf.resize(size_t(R) * BK);
+  obuf.assign(size_t(R) * dv, 0.0f);
+  mrow.assign(R, -std::numeric_limits<float>::infinity());
+  lrow.assign(R, 0.0f);
+  const Strided4 &q = *a.q, &k = *a.k, &v = *a.v;
+  for (int hl = 0; hl < a.n_rep; ++hl) {
+    const int h = g * a.n_rep + hl;
+    for (int i = 0; i < lqb; ++i) {
+      const float* src = static_cast<const float*>(q.data) + b * q.s[0] + h * q.s[1] +
+          int64_t(l0 + i) * q.s[2];
+      float* dst = qbuf.data() + (size_t(hl) * lqb + i) * d;
+      for (int c = 0; c < d; ++c) dst[c] = src[c] * a.scale;
+    }
+  }
+  const float masked = std::numeric_limits<float>::lowest();
+  const int off = a.lk - a.lq;  // query i sees keys j <= i + off (causal)
+  const int kend = a.causal ? std::min(a.lk, l0 + lqb + off) : a.lk;
+  const float* kb0 = static_cast<const float*>(k.data) + b * k.s[0] + g * k.s[1];
+  const float* vb0 = static_cast<const float*>(v.data) + b * v.s[0] + g * v.s[1];
+  // rows of K and V are read in place when evenly spaced (a KV cache), else copied per block
+  const bool k_rows = k.s[2] >= d, v_rows = v.s[2] >= dv;
+  for (int j0 = 0; j0 < kend; j0 += BK) {
+    const int nk = std::min(BK, kend - j0);
+    const float* kp = kb0 + int64_t(j0) * k.s[2];
+    int ldk = int(k.s[2]);
+    if (!k_rows) {
+      kbuf.resize(size_t(BK) * d);
+      for (int j = 0; j < nk; ++j)
+        for (int c = 0; c < d; ++c) kbuf[size_t(j) * d + c] = kp[int64_t(j) * k.s[2] + c];
+      kp = kbuf.data();
+      ldk = d;
+    }
+    a.sgemm(101, 111, 112, R, nk, d, 1.0f, qbuf.data(), d, kp, ldk, 0.0f, sbuf.data(), BK);
+    for (int r = 0; r < R; ++r) {
+      const int hl = r / lqb, i = r % lqb, h = g * a.n_rep + hl, pos = l0 + i + off;
+      float* sr = sbuf.data() + size_t(r) * BK;
+      if (a.causal && j0 + nk - 1 > pos)
+        for (int j = std::max(0, pos + 1 - j0); j < nk; ++j) sr[j] = masked;
+      if (a.mask) {
+        const Strided4& mk = *a.mask;
+        const int64_t base = b * mk.s[0] + h * mk.s[1] + int64_t(l0 + i) * mk.s[2];
+        if (a.mask_bool) {
+          const bool* mp = static_cast<const bool*>(mk.data) + base;
+          for (int j = 0; j < nk; ++j)
+            if (!mp[int64_t(j0 + j) * mk.s[3]]) sr[j] = masked;
+        } else {
+          const float* mp = static_cast<const float*>(mk.data) + base;
+          for (int j = 0; j < nk; ++j) sr[j] += mp[int64_t(j0 + j) * mk.s[3]];
+        }
+      }
+      float mb = mrow[r];
+      for (int j = 0; j < nk; ++j) mb = sr[j] > mb ? sr[j] : mb;
+      const float corr = std::exp(mrow[r] - mb);  // 0 at the first block (-inf)
+      mrow[r] = mb;
+      lrow[r] = lrow[r] * corr + exp_shifted(sr, nk, mb);
+      if (corr != 1.0f) {
+        float* o = obuf.data() + size_t(r) * dv;
+        for (int c = 0; c < dv; ++c) o[c] *= corr;
+      }
+    }
+    const float* vp = vb0 + int64_t(j0) * v.s[2];
+    int ldv = int(v.s[2]);
+    if (!v_rows) {
+      vbuf.resize(size_t(BK) * dv);
+      for (int j = 0; j < nk; ++j)
+        for (int c = 0; c < dv; ++c) vbuf[size_t(j) * dv + c] = vp[int64_t(j) * v.s[2] + c];
+      vp = vbuf.data();
+      ldv = dv;
+    }
+    a.sgemm(101, 111, 111, R, dv, nk, 1.0f, sbuf.data(), BK, vp, ldv, 1.0f, obuf.data(), dv);
+  }
+  for (int r = 0; r < R; ++r) {
+    const int hl = r / lqb, i = r % lqb, h = g * a.n_rep + hl;
+    float* o = a.out + ((int64_t(b) * a.hq + h) * a.lq + l0 + i) * dv;
+    const float* src = obuf.data() + size_t(r) * dv;
+    const float inv = 1.0f / lrow[r];
+    for (int c = 0; c < dv; ++c) o[c] = src[c] * inv;
   }
 }
 

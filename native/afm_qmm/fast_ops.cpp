@@ -11,6 +11,7 @@
 #include "mlx/allocator.h"
 #include "mlx/backend/cpu/encoder.h"
 #include "qmm_ops.h"
+#include "sgemm_ops.h"
 
 // fast_avx2.cpp is built on x86-64 only (CMakeLists.txt defines AFM_FAST_AVX2 there).
 #ifdef AFM_FAST_AVX2
@@ -271,11 +272,13 @@ bool RopeCPU::is_equivalent(const mx::Primitive& other) const {
 
 // ---- attention -------------------------------------------------------------------------------
 
-mx::array sdpa(
+namespace {
+
+// The checks and inputs shared by sdpa and sdpa_tiled (a mask is broadcast to [B, Hq, Lq, Lk]).
+std::vector<mx::array> sdpa_inputs(
     const mx::array& q,
     const mx::array& k,
     const mx::array& v,
-    float scale,
     const std::optional<mx::array>& mask,
     bool causal) {
   check_f32(q, "q");
@@ -302,8 +305,35 @@ mx::array sdpa(
     }
     inputs.push_back(mx::broadcast_to(m, {B, hq, lq, lk}, cpu_stream()));
   }
-  return mx::array({B, hq, lq, v.shape(3)}, mx::float32,
+  return inputs;
+}
+
+}  // namespace
+
+mx::array sdpa(
+    const mx::array& q,
+    const mx::array& k,
+    const mx::array& v,
+    float scale,
+    const std::optional<mx::array>& mask,
+    bool causal) {
+  auto inputs = sdpa_inputs(q, k, v, mask, causal);
+  return mx::array({q.shape(0), q.shape(1), q.shape(2), v.shape(3)}, mx::float32,
                    std::make_shared<SdpaCPU>(cpu_stream(), scale, bool(mask), causal),
+                   std::move(inputs));
+}
+
+mx::array sdpa_tiled(
+    const mx::array& q,
+    const mx::array& k,
+    const mx::array& v,
+    float scale,
+    const std::optional<mx::array>& mask,
+    bool causal) {
+  if (!has_sgemm()) throw std::runtime_error("afm sdpa_tiled: no cblas_sgemm in this process");
+  auto inputs = sdpa_inputs(q, k, v, mask, causal);
+  return mx::array({q.shape(0), q.shape(1), q.shape(2), v.shape(3)}, mx::float32,
+                   std::make_shared<SdpaTiledCPU>(cpu_stream(), scale, bool(mask), causal),
                    std::move(inputs));
 }
 
@@ -344,6 +374,53 @@ void SdpaCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
 
 bool SdpaCPU::is_equivalent(const mx::Primitive& other) const {
   auto& o = static_cast<const SdpaCPU&>(other);
+  return scale_ == o.scale_ && has_mask_ == o.has_mask_ && causal_ == o.causal_;
+}
+
+void SdpaTiledCPU::eval_cpu(const std::vector<mx::array>& inputs,
+                            std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  auto& enc = begin_eval(stream(), inputs, out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([q = weak(inputs[0]), k = weak(inputs[1]), v = weak(inputs[2]),
+                mask = weak(has_mask_ ? inputs[3] : inputs[0]), has_mask = has_mask_,
+                out = weak(out), avx2, scale = scale_, causal = causal_]() mutable {
+    std::vector<float> keep_q, keep_k, keep_v, keep_m;
+    const Strided4 qv = view4(q, keep_q), kv = view4(k, keep_k), vv = view4(v, keep_v);
+    Strided4 mv{};
+    if (has_mask) mv = view4(mask, keep_m, false);
+    const int B = q.shape(0), hq = q.shape(1), lq = q.shape(2), d = q.shape(3);
+    const int hkv = k.shape(1), lk = k.shape(2), dv = v.shape(3);
+    if (out.size() == 0) return;
+    float* op = out.data<float>();
+    if (lk == 0) {
+      std::fill(op, op + out.size(), 0.0f);
+      return;
+    }
+    const int n_rep = hq / hkv;
+    // about 256 score rows per block (all heads of a KV group share each K and V block)
+    const int bq = std::max(8, std::min(lq, 256 / n_rep));
+    const int nqb = (lq + bq - 1) / bq;
+    TiledArgs args{&qv, &kv, &vv, has_mask ? &mv : nullptr,
+                   has_mask && mask.dtype() == mx::bool_, causal, n_rep, lq, lk, d, dv, hq,
+                   scale, op, blas_sgemm()};
+    auto tile = avx2 ? AFM_AVX2_OR_PORTABLE(attend_tiled) : fast_portable::attend_tiled;
+    const int threads = threads_for(double(B) * hq * lq * lk * (d + dv) * 2);
+    // causal: the last query blocks see the most keys; they are claimed first
+    parallel_for(B * hkv * nqb, threads, [&](int t) {
+      const int qb = causal ? nqb - 1 - t % nqb : t % nqb, bg = t / nqb;
+      const int l0 = qb * bq;
+      tile(args, bg / hkv, bg % hkv, l0, std::min(bq, lq - l0));
+    });
+  });
+}
+
+void SdpaTiledCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmSdpaTiledCPU runs on the CPU only");
+}
+
+bool SdpaTiledCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const SdpaTiledCPU&>(other);
   return scale_ == o.scale_ && has_mask_ == o.has_mask_ && causal_ == o.causal_;
 }
 

@@ -38,6 +38,19 @@ mx::array sdpa(
     const std::optional<mx::array>& mask,
     bool causal);
 
+// The same attention for long queries (prefill), tiled: for each KV head and block of queries,
+// keys and values are read in blocks, scores of one block at a time (through the BLAS's sgemm)
+// and an online softmax (running max and sum per query row), so the Lq x Lk score matrix never
+// exists; causal blocks past a query block's last position are skipped. Needs a cblas_sgemm in
+// the process (has_sgemm()). Same arguments and result as sdpa.
+mx::array sdpa_tiled(
+    const mx::array& q,
+    const mx::array& k,
+    const mx::array& v,
+    float scale,
+    const std::optional<mx::array>& mask,
+    bool causal);
+
 // silu(gate) * x (mlx-lm's swiglu): gate and x float32 of one shape. MLX's CPU backend runs the
 // compiled elementwise kernel with scalar exp and fmaf calls (~11 ns per element).
 mx::array silu_mul(const mx::array& gate, const mx::array& x);
@@ -53,6 +66,20 @@ struct Strided4 {
   int64_t s[4];  // element strides of a 4-D view
 };
 
+// cblas_sgemm's signature (row-major callers only).
+using SgemmPtr = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
+                          int, float, float*, int);
+
+// One tile task of sdpa_tiled: batch b, KV head g, queries [l0, l0 + lqb).
+struct TiledArgs {
+  const Strided4 *q, *k, *v, *mask;
+  bool mask_bool, causal;
+  int n_rep, lq, lk, d, dv, hq;
+  float scale;
+  float* out;
+  SgemmPtr sgemm;
+};
+
 #define AFM_FAST_KERNELS(NS)                                                                 \
   namespace NS {                                                                             \
   void gemm_nt_small(const float* x, int m, const float* w, int n, int k, float* out,         \
@@ -64,6 +91,7 @@ struct Strided4 {
               bool mask_bool, bool causal, int b, int g, int n_rep, int lq, int lk, int d,   \
               int dv, float scale, float* out, int hq);                                      \
   void silu_mul(const float* g, const float* x, float* y, int64_t n);                          \
+  void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb);                       \
   }
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
@@ -114,6 +142,22 @@ class SdpaCPU : public mx::Primitive {
   void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   const char* name() const override {
     return "AfmSdpaCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  float scale_;
+  bool has_mask_, causal_;
+};
+
+class SdpaTiledCPU : public mx::Primitive {
+ public:
+  SdpaTiledCPU(mx::Stream s, float scale, bool has_mask, bool causal)
+      : mx::Primitive(s), scale_(scale), has_mask_(has_mask), causal_(causal) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmSdpaTiledCPU";
   }
   bool is_equivalent(const mx::Primitive& other) const override;
 

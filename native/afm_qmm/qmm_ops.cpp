@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "mlx/allocator.h"
 #include "mlx/backend/cpu/encoder.h"
 #include "qmm_api.h"
+#include "sgemm_ops.h"
 
 namespace afm {
 
@@ -87,12 +89,52 @@ std::atomic<int>& auto_slot(int bits) {
   return g_auto_isa[bits == 8 ? 1 : 0];
 }
 
+// The environment, read once (at import, or when the Python side calls reload_environment after
+// changing it): getenv on every call could race with a setenv elsewhere in the process
+// (engine/blas.py sets BLAS variables), which is undefined behaviour.
+struct EnvSettings {
+  std::string isa;  // AFM_QMM_ISA as set ("" when unset)
+  int threads = 0;  // AFM_QMM_THREADS (<= 0: unset)
+};
+
+std::mutex g_env_mu;
+EnvSettings g_env;
+std::atomic<int> g_blas_rows{32};
+std::atomic<int> g_env_isa{0};      // parsed AFM_QMM_ISA (Isa::Auto when unset)
+std::atomic<bool> g_env_bad{false};  // AFM_QMM_ISA names no path (resolve throws)
+std::atomic<int> g_env_threads{0};
+
+void store_env(const EnvSettings& e) {
+  std::lock_guard<std::mutex> lk(g_env_mu);
+  g_env = e;
+  bool bad = false;
+  Isa isa = Isa::Auto;
+  try {
+    isa = parse_isa(e.isa);
+  } catch (const std::invalid_argument&) {
+    bad = true;
+  }
+  g_env_isa.store(int(isa));
+  g_env_bad.store(bad);
+  g_env_threads.store(e.threads);
+}
+
+Isa env_isa() {
+  if (g_env_bad.load()) {
+    std::string name;
+    {
+      std::lock_guard<std::mutex> lk(g_env_mu);
+      name = g_env.isa;
+    }
+    return parse_isa(name);  // throws the message naming the value
+  }
+  return Isa(g_env_isa.load());
+}
+
 Isa resolve(Isa isa, int bits = 0) {
   if (isa == Isa::Auto) {  // AFM_QMM_ISA, else the path timed at these bits, else the widest
-    const char* env = std::getenv("AFM_QMM_ISA");
-    if (env) {
-      isa = parse_isa(env);
-    } else if (bits) {
+    isa = env_isa();
+    if (isa == Isa::Auto && bits) {
       const int timed = auto_slot(bits).load();
       if (timed) return Isa(timed);  // checked against the CPU when it was set
     }
@@ -133,10 +175,8 @@ Quant quant_for(Kernel kernel) {
 }
 
 int env_threads() {
-  const char* env = std::getenv("AFM_QMM_THREADS");
-  int n = env ? std::atoi(env) : 0;
-  if (n <= 0) n = int(std::thread::hardware_concurrency());
-  return std::max(1, n);
+  const int n = g_env_threads.load();
+  return std::max(1, n > 0 ? n : int(std::thread::hardware_concurrency()));
 }
 
 std::atomic<int> g_threads{0};
@@ -164,15 +204,18 @@ class Pool {
       return;
     }
     grow(helpers);
-    uint64_t gen;
+    uint32_t gen;
     {
       std::lock_guard<std::mutex> lk(mu_);
-      gen = ++generation_;
+      // the counter's high half carries the call's generation: 32 bits that wrap (0 skipped, a
+      // new worker's "seen" value), compared as 32 bits
+      if (++generation_ == 0) ++generation_;
+      gen = generation_;
       job_ = &fn;
       ntasks_ = ntasks;
       active_ = helpers;
       done_.store(0);
-      next_.store(gen << 32);
+      next_.store(uint64_t(gen) << 32);
     }
     cv_.notify_all();
     work(gen, &fn, ntasks);
@@ -187,10 +230,10 @@ class Pool {
  private:
   // Runs tasks of generation gen until none is left; fn is used only after a claim succeeds,
   // so only while its call is still waiting for that task.
-  void work(uint64_t gen, const std::function<void(int)>* fn, int ntasks) {
+  void work(uint32_t gen, const std::function<void(int)>* fn, int ntasks) {
     uint64_t c = next_.load();
     for (;;) {
-      if ((c >> 32) != gen || int(c & 0xffffffffu) >= ntasks) return;
+      if (uint32_t(c >> 32) != gen || int(c & 0xffffffffu) >= ntasks) return;
       if (!next_.compare_exchange_weak(c, c + 1)) continue;
       (*fn)(int(c & 0xffffffffu));
       if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == ntasks) {
@@ -209,7 +252,7 @@ class Pool {
   }
 
   void loop(int id) {
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     for (;;) {
       const std::function<void(int)>* fn;
       int ntasks;
@@ -232,8 +275,19 @@ class Pool {
   std::atomic<uint64_t> next_{0};
   std::atomic<int> done_{0};
   int ntasks_ = 0, active_ = 0;
-  uint64_t generation_ = 0;
+  uint32_t generation_ = 0;
   bool stop_ = false;
+
+ public:
+  void set_generation(uint64_t g) {  // test hook (no call in flight: call_mu_ held)
+    std::lock_guard<std::mutex> call(call_mu_);
+    std::lock_guard<std::mutex> lk(mu_);
+    generation_ = uint32_t(g);
+  }
+  uint64_t generation() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return generation_;
+  }
 };
 
 Pool& pool() {
@@ -261,6 +315,56 @@ void group_sums(const QmmArgs& a) {
       for (int k = 0; k < a.group_size; ++k) s += p[k];
       xsum[size_t(m) * G + g] = s;
     }
+}
+
+// w_hat rows n0..n0+rows-1 (MLX's affine layout) as float32 [rows, K] into dst.
+void dequantize_rows(const QmmArgs& a, int n0, int rows, float* dst) {
+  const int K = a.K, gs = a.group_size, G = K / gs, words = K * a.bits / 32;
+  for (int r = 0; r < rows; ++r) {
+    const uint32_t* wr = a.w + size_t(n0 + r) * words;
+    const float* sr = a.scales + size_t(n0 + r) * G;
+    const float* br = a.biases + size_t(n0 + r) * G;
+    float* o = dst + size_t(r) * K;
+    if (a.bits == 4) {
+      for (int g = 0; g < G; ++g) {
+        const float sc = sr[g], bi = br[g];
+        const uint32_t* wg = wr + g * (gs / 8);
+        float* og = o + g * gs;
+        for (int i = 0; i < gs / 8; ++i) {
+          const uint32_t v = wg[i];
+          for (int j = 0; j < 8; ++j) og[i * 8 + j] = sc * float((v >> (4 * j)) & 15u) + bi;
+        }
+      }
+    } else {
+      for (int g = 0; g < G; ++g) {
+        const float sc = sr[g], bi = br[g];
+        const uint32_t* wg = wr + g * (gs / 4);
+        float* og = o + g * gs;
+        for (int i = 0; i < gs / 4; ++i) {
+          const uint32_t v = wg[i];
+          for (int j = 0; j < 4; ++j) og[i * 4 + j] = sc * float((v >> (8 * j)) & 255u) + bi;
+        }
+      }
+    }
+  }
+}
+
+// Many rows (prefill): each task dequantizes a tile of weight rows once and multiplies all of x
+// with it through the BLAS's single-threaded sgemm. The dequantization costs K per weight row
+// against M * K multiply-adds, and sgemm runs near the FMA peak where the per-row kernels
+// (tuned for 1-32 rows) reach a tenth of it. Exact float arithmetic: the sums differ from the
+// float kernels' only in order.
+void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm) {
+  constexpr int NB = 64;  // weight rows per tile: 64 x K floats stay in L2
+  const int ntasks = (a.N + NB - 1) / NB;
+  pool().run(ntasks, num_threads(), [&](int t) {
+    const int n0 = t * NB, nb = std::min(a.N, n0 + NB) - n0;
+    thread_local std::vector<float> tile;
+    tile.resize(size_t(NB) * a.K);
+    dequantize_rows(a, n0, nb, tile.data());
+    sgemm(kCblasRowMajor, kCblasNoTrans, kCblasTrans, a.M, nb, a.K, 1.0f, a.x, a.K, tile.data(),
+          a.K, 0.0f, a.out + n0, a.N);
+  });
 }
 
 void run_qmm(const QmmArgs& a, Kernel kernel) {
@@ -340,6 +444,26 @@ void set_num_threads(int n) {
   g_threads.store(n > 0 ? n : 0);
 }
 
+void set_environment(const std::string& isa, int threads) {
+  store_env(EnvSettings{isa, threads});
+}
+
+void set_blas_rows(int rows) {
+  g_blas_rows.store(std::max(0, rows));
+}
+
+int blas_rows() {
+  return g_blas_rows.load();
+}
+
+void set_pool_generation(uint64_t generation) {
+  pool().set_generation(generation);
+}
+
+uint64_t pool_generation() {
+  return pool().generation();
+}
+
 int num_threads() {
   int n = g_threads.load();
   return n > 0 ? n : env_threads();
@@ -371,7 +495,9 @@ mx::array quantized_matmul(
   if (K % group_size != 0 || w.shape(1) * 32 / bits != K || scales.shape(0) != N ||
       scales.shape(1) != K / group_size || biases.shape() != scales.shape())
     throw std::invalid_argument("afm_qmm: shapes of x, w, scales and biases do not match");
-  Isa isa = resolve(parse_isa(isa_s), bits);
+  const Isa asked = parse_isa(isa_s);
+  Isa isa = resolve(asked, bits);
+  const bool blas = asked == Isa::Auto && env_isa() == Isa::Auto;
   auto s = mx::default_stream(mx::Device::cpu);
   // evaluated row-contiguous arrays (weights, usually) go in as they are: fewer graph nodes
   auto row_major = [&](const mx::array& a) {
@@ -384,7 +510,7 @@ mx::array quantized_matmul(
   return mx::array(
       out_shape,
       mx::float32,
-      std::make_shared<QuantizedMatmulCPU>(s, group_size, bits, isa),
+      std::make_shared<QuantizedMatmulCPU>(s, group_size, bits, isa, blas),
       {x, row_major(w), row_major(scales), row_major(biases)});
 }
 
@@ -436,8 +562,11 @@ void QuantizedRowsCPU::eval_cpu(const std::vector<mx::array>& inputs,
         case mx::int8: id = ids.data<int8_t>()[i]; break;
         default: id = ids.data<uint8_t>()[i]; break;
       }
-      if (id < 0) id += rows;  // like a gather
-      id = std::min<int64_t>(std::max<int64_t>(id, 0), rows - 1);
+      const int64_t raw = id;
+      if (id < 0) id += rows;  // negative ids count from the end, like Python indexing
+      if (id < 0 || id >= rows)  // a clamp would return another token's row without a word
+        throw std::out_of_range("afm_qmm: quantized_rows: id " + std::to_string(raw) +
+                                " is out of range for " + std::to_string(rows) + " rows");
       const uint32_t* wr = w.data<uint32_t>() + id * words;
       const float* sr = sc.data<float>() + id * groups;
       const float* br = bi.data<float>() + id * groups;
@@ -511,9 +640,14 @@ void QuantizedMatmulCPU::eval_cpu(
             xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
   enc.add_temporary(xsum);
   Kernel kernel = kernel_for(isa_);
-  enc.dispatch([a, kernel, strided, x = weak(x)]() {
+  const int blas_at = blas_ ? g_blas_rows.load() : 0;
+  const SgemmFn sgemm = blas_at > 0 && M >= blas_at ? blas_sgemm() : nullptr;
+  enc.dispatch([a, kernel, strided, sgemm, x = weak(x)]() {
     if (strided) copy_row_major(x, const_cast<float*>(a.x));
-    run_qmm(a, kernel);
+    if (sgemm)
+      run_qmm_blas(a, sgemm);
+    else
+      run_qmm(a, kernel);
   });
 }
 
@@ -523,7 +657,8 @@ void QuantizedMatmulCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx:
 
 bool QuantizedMatmulCPU::is_equivalent(const mx::Primitive& other) const {
   auto& o = static_cast<const QuantizedMatmulCPU&>(other);
-  return group_size_ == o.group_size_ && bits_ == o.bits_ && isa_ == o.isa_;
+  return group_size_ == o.group_size_ && bits_ == o.bits_ && isa_ == o.isa_ &&
+      blas_ == o.blas_;
 }
 
 }  // namespace afm

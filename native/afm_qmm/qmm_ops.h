@@ -1,6 +1,7 @@
 // MLX op and primitive: out = x @ dequantize(w, scales, biases).T on the CPU.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -43,6 +44,16 @@ void set_auto_isa(int bits, const std::string& isa);  // the timed choice for "a
 Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
+// AFM_QMM_ISA and AFM_QMM_THREADS as the Python side read them (its os.environ): the extension
+// never calls getenv after import. isa "" means unset; threads <= 0 means unset.
+void set_environment(const std::string& isa, int threads);
+// Calls with at least this many rows of x (and "auto" asked, no forced path) dequantize tiles
+// of weight rows once and multiply them with the BLAS's sgemm (prefill); 0 turns it off.
+void set_blas_rows(int rows);
+int blas_rows();
+// Test hook: the thread pool's call counter (to drive its 32-bit wrap without 2^32 calls).
+void set_pool_generation(uint64_t generation);
+uint64_t pool_generation();
 // The start of each primitive's eval_cpu here: allocates outputs[0] and registers the inputs
 // and the output with the stream's CPU encoder, which the caller then dispatches work to.
 mx::cpu::CommandEncoder& begin_eval(
@@ -64,8 +75,9 @@ void parallel_for(int ntasks, int nthreads, const std::function<void(int)>& fn);
 
 class QuantizedMatmulCPU : public mx::Primitive {
  public:
-  QuantizedMatmulCPU(mx::Stream s, int group_size, int bits, Isa isa)
-      : mx::Primitive(s), group_size_(group_size), bits_(bits), isa_(isa) {}
+  // blas: the caller asked for "auto" (no forced path), so many rows may take the tile path
+  QuantizedMatmulCPU(mx::Stream s, int group_size, int bits, Isa isa, bool blas)
+      : mx::Primitive(s), group_size_(group_size), bits_(bits), isa_(isa), blas_(blas) {}
   void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   const char* name() const override {
@@ -76,6 +88,7 @@ class QuantizedMatmulCPU : public mx::Primitive {
  private:
   int group_size_, bits_;
   Isa isa_;
+  bool blas_;
 };
 
 class QuantizedRowsCPU : public mx::Primitive {

@@ -79,6 +79,10 @@ bool has_sgemm() {
   return sgemm_fn() != nullptr;
 }
 
+SgemmFn blas_sgemm() {
+  return sgemm_fn();
+}
+
 mx::array matmul_nt(const mx::array& x, const mx::array& w) {
   if (!has_sgemm()) throw std::runtime_error("afm sgemm: no cblas_sgemm in this process");
   if (x.dtype() != mx::float32 || w.dtype() != mx::float32)

@@ -29,3 +29,11 @@ class ParallelSgemmCPU : public mx::Primitive {
 };
 
 }  // namespace afm
+
+namespace afm {
+// cblas_sgemm as loaded in the process (nullptr without a BLAS), for other kernels' tiles.
+using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
+                         int, float, float*, int);
+SgemmFn blas_sgemm();
+enum { kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112 };
+}  // namespace afm
