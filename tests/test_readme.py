@@ -25,6 +25,7 @@ OTHER_TOOLS = {
     "--hostfile": "mlx.launch",
     "--all": "python -m afm.speech_models",
     "--find-links": "afm fetch-models",
+    "--convert": "afm fetch-models",
     "--no-deps": "pip download",
     "--merge": "llama-gguf-split",
     "--dequant": "tools/gguf_fidelity.py",
