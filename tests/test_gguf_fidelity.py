@@ -17,6 +17,15 @@ pytest.importorskip("accelerate")
 from tools import gguf_fidelity  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _kernel_settings_restored():
+    """The tool forces kernel paths process-wide: hand the environment's settings back after."""
+    yield
+    from engine import qkernels
+
+    qkernels.reload_environment()
+
+
 def readme_rows(model: str) -> dict[tuple[str, str], tuple[float, int]]:
     """(non-native tensors, path) -> (teacher-forced top-1, greedy same) stated for ``model``."""
     text = (ROOT / "README.md").read_text().split("### Fidelity on real weights", 1)[1]

@@ -131,10 +131,14 @@ def kernel_paths() -> list[str]:
 
 
 def force_path(path: str) -> None:
-    """Make ``"auto"`` run ``path`` at every bit width."""
+    """Make ``"auto"`` run ``path`` at every bit width and every row count (the BLAS tile path
+    that ``auto`` takes from :func:`engine.qkernels.blas_rows` rows on is exact float arithmetic
+    on dequantized tiles: off here, so each row measures the path it names)."""
     from engine import qkernels
 
     if qkernels.available():
+        if hasattr(qkernels._ext, "set_blas_rows"):
+            qkernels._ext.set_blas_rows(0)
         for bits in qkernels.SUPPORTED_BITS:
             qkernels._ext.set_auto_isa(bits, path)
 
