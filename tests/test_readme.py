@@ -26,6 +26,7 @@ OTHER_TOOLS = {
     "--all": "python -m afm.speech_models",
     "--find-links": "afm fetch-models",
     "--convert": "afm fetch-models",
+    "--rows": "tools/bench_prefill.py",
     "--no-deps": "pip download",
     "--merge": "llama-gguf-split",
     "--dequant": "tools/gguf_fidelity.py",
