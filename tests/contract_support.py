@@ -162,6 +162,13 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
      "two fields: a value of one must equal a value inside another"),
     ("ST202", r"tool_choice 'required' needs at least one tool",
      "two fields: stating it would turn the request into a union of two object types"),
+    ("ST202", r"tool_choice names a '[^']*' tool, which this server left out of the prompt",
+     "two fields, and the server: tool_choice names a hosted tool of `tools` this server does "
+     "not run (hosted tools are left out and reported in X-AFM-Warnings)"),
+    ("ST202", r"tool_choice 'required' needs a function tool; this request's tools were all "
+     r"left out",
+     "two fields, and the server: every tool of `tools` is a hosted one this server does not "
+     "run"),
     ("ST202", r"custom_id values must be unique",
      "values across items: uniqueItems cannot single out one property"),
     ("error", r"Failed Health Check\s+Data generation is too slow",
