@@ -122,7 +122,8 @@ def chat_catalogue(models: list[str], models_dir: str | Path | None = None) -> l
             add(ModelEntry(served, source, (source,) if source != served else ()))
     if models_dir is not None:
         for folder in folders_in(models_dir):
-            served = model_id_for(str(folder))
+            # its name under the folder (a symlinked folder keeps the link's name)
+            served = folder.stem if folder.suffix.lower() == ".gguf" else folder.name
             if served in taken:
                 log.warning("--models-dir: %s is already served as '%s'; skipped",
                             folder, served)
