@@ -6,32 +6,33 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.response_text_format_json_schema_type import ResponseTextFormatJsonSchemaType
+from ..models.response_text_format_type import ResponseTextFormatType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_text_format_json_schema_schema import ResponseTextFormatJsonSchemaSchema
+    from ..models.response_text_format_schema import ResponseTextFormatSchema
 
 
-T = TypeVar("T", bound="ResponseTextFormatJsonSchema")
+T = TypeVar("T", bound="ResponseTextFormat")
 
 
 @_attrs_define
-class ResponseTextFormatJsonSchema:
-    """JSON that satisfies `schema`.
+class ResponseTextFormat:
+    """`text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar
+    engine is disabled.
 
-    Attributes:
-        type_ (ResponseTextFormatJsonSchemaType):
-        name (str):
-        schema (ResponseTextFormatJsonSchemaSchema): The JSON Schema the text must satisfy.
-        description (None | str | Unset):
-        strict (bool | None | Unset):
+        Attributes:
+            type_ (ResponseTextFormatType):
+            name (str | Unset):
+            description (None | str | Unset):
+            schema (ResponseTextFormatSchema | Unset): The JSON Schema the text must satisfy.
+            strict (bool | None | Unset):
     """
 
-    type_: ResponseTextFormatJsonSchemaType
-    name: str
-    schema: ResponseTextFormatJsonSchemaSchema
+    type_: ResponseTextFormatType
+    name: str | Unset = UNSET
     description: None | str | Unset = UNSET
+    schema: ResponseTextFormatSchema | Unset = UNSET
     strict: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -40,13 +41,15 @@ class ResponseTextFormatJsonSchema:
 
         name = self.name
 
-        schema = self.schema.to_dict()
-
         description: None | str | Unset
         if isinstance(self.description, Unset):
             description = UNSET
         else:
             description = self.description
+
+        schema: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.schema, Unset):
+            schema = self.schema.to_dict()
 
         strict: bool | None | Unset
         if isinstance(self.strict, Unset):
@@ -59,12 +62,14 @@ class ResponseTextFormatJsonSchema:
         field_dict.update(
             {
                 "type": type_,
-                "name": name,
-                "schema": schema,
             }
         )
+        if name is not UNSET:
+            field_dict["name"] = name
         if description is not UNSET:
             field_dict["description"] = description
+        if schema is not UNSET:
+            field_dict["schema"] = schema
         if strict is not UNSET:
             field_dict["strict"] = strict
 
@@ -72,14 +77,12 @@ class ResponseTextFormatJsonSchema:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_text_format_json_schema_schema import ResponseTextFormatJsonSchemaSchema  # noqa: PLC0415
+        from ..models.response_text_format_schema import ResponseTextFormatSchema  # noqa: PLC0415
 
         d = dict(src_dict)
-        type_ = ResponseTextFormatJsonSchemaType(d.pop("type"))
+        type_ = ResponseTextFormatType(d.pop("type"))
 
-        name = d.pop("name")
-
-        schema = ResponseTextFormatJsonSchemaSchema.from_dict(d.pop("schema"))
+        name = d.pop("name", UNSET)
 
         def _parse_description(data: object) -> None | str | Unset:
             if data is None:
@@ -90,6 +93,13 @@ class ResponseTextFormatJsonSchema:
 
         description = _parse_description(d.pop("description", UNSET))
 
+        _schema = d.pop("schema", UNSET)
+        schema: ResponseTextFormatSchema | Unset
+        if isinstance(_schema, Unset):
+            schema = UNSET
+        else:
+            schema = ResponseTextFormatSchema.from_dict(_schema)
+
         def _parse_strict(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -99,16 +109,16 @@ class ResponseTextFormatJsonSchema:
 
         strict = _parse_strict(d.pop("strict", UNSET))
 
-        response_text_format_json_schema = cls(
+        response_text_format = cls(
             type_=type_,
             name=name,
-            schema=schema,
             description=description,
+            schema=schema,
             strict=strict,
         )
 
-        response_text_format_json_schema.additional_properties = d
-        return response_text_format_json_schema
+        response_text_format.additional_properties = d
+        return response_text_format
 
     @property
     def additional_keys(self) -> list[str]:
