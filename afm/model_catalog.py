@@ -122,8 +122,10 @@ def chat_catalogue(models: list[str], models_dir: str | Path | None = None) -> l
             add(ModelEntry(served, source, (source,) if source != served else ()))
     if models_dir is not None:
         for folder in folders_in(models_dir):
-            # its name under the folder (a symlinked folder keeps the link's name)
-            served = folder.stem if folder.suffix.lower() == ".gguf" else folder.name
+            # an MLX folder keeps its name under the folder (a symlink keeps the link's name);
+            # a GGUF file, or a folder holding one, is served under the file's stem
+            mlx_folder = folder.is_dir() and (folder / "config.json").is_file()
+            served = folder.name if mlx_folder else model_id_for(str(folder))
             if served in taken:
                 log.warning("--models-dir: %s is already served as '%s'; skipped",
                             folder, served)

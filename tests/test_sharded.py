@@ -31,6 +31,7 @@ from tests.conftest import ROOT, LiveServer, free_port, wait_for_health
 
 MESSAGES = [{"role": "user", "content": "Tell me about the sea and the sky."}]
 STALL_SECONDS = 5  # rank 0's watchdog: a collective that hangs this long means a lost rank
+TOKEN_SECONDS = 0.25  # each prompt token (8 per decode row) adds this to a step's budget
 SEEDED: dict[str, Any] = {"temperature": 1.0, "seed": 7, "max_tokens": 24}
 
 
@@ -47,7 +48,8 @@ class ShardedServer:
         self.log_files: list[BinaryIO] = []
         for rank in (1, 0):  # the worker first: rank 0 waits for it on the ring
             env = {**os.environ, "MLX_RANK": str(rank), "MLX_HOSTFILE": str(hostfile),
-                   "AFM_SHARD_STALL_SECONDS": str(STALL_SECONDS)}
+                   "AFM_SHARD_STALL_SECONDS": str(STALL_SECONDS),
+                   "AFM_SHARD_TOKEN_SECONDS": str(TOKEN_SECONDS)}
             cmd = [sys.executable, "-m", "afm", "serve", "--port", str(self.port),
                    "--data-dir", str(base / "data"), *args]
             log = (base / f"rank{rank}.log").open("wb")
@@ -262,12 +264,16 @@ def test_health_and_profile_show_the_group(sharded: ShardedServer) -> None:
 def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> None:
     server = ShardedServer(tmp_path, ["--model", str(tiny_model)]).wait_healthy()
     try:
-        got: dict[str, httpx.Response] = {}
+        got: dict[str, httpx.Response | Exception] = {}
 
         def non_streamed() -> None:
-            got["reply"] = httpx.post(server.url + "/v1/chat/completions", timeout=60, json={
-                "model": "tiny", "messages": MESSAGES, "max_tokens": 100000,
-                "temperature": 1.0, "ignore_eos": True})
+            try:
+                got["reply"] = httpx.post(server.url + "/v1/chat/completions", timeout=60,
+                                          json={"model": "tiny", "messages": MESSAGES,
+                                                "max_tokens": 100000, "temperature": 1.0,
+                                                "ignore_eos": True})
+            except httpx.HTTPError as exc:  # reported by the assertions below
+                got["reply"] = exc
 
         waiter = threading.Thread(target=non_streamed)
         waiter.start()
@@ -287,14 +293,17 @@ def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> No
                         server.rank1.kill()
                         tic = time.monotonic()
         took = time.monotonic() - tic
-        # the ring fails the step at once, or the watchdog notices the hang
-        assert took < STALL_SECONDS + 10, took
+        # the ring fails the step at once, or the watchdog notices the hang once the decode
+        # step of two rows is past its budget (STALL_SECONDS + 2 rows x 8 x TOKEN_SECONDS)
+        assert took < STALL_SECONDS + 2 * 8 * TOKEN_SECONDS + 10, took
         assert any('"error"' in e for e in events[3:]), events[-3:]
         # the non-streamed request in flight: 503 as for new requests, not 500
         waiter.join(timeout=30)
-        assert got["reply"].status_code == 503, got["reply"].text
-        assert got["reply"].headers["Retry-After"] == "10"
-        assert got["reply"].json()["error"]["type"] == "backend_unavailable"
+        reply = got["reply"]
+        assert isinstance(reply, httpx.Response), reply
+        assert reply.status_code == 503, reply.text
+        assert reply.headers["Retry-After"] == "10"
+        assert reply.json()["error"]["type"] == "backend_unavailable"
         # until rank 0 exits (about a second): /health 503 and new requests 503, Retry-After
         health = httpx.get(server.url + "/health", timeout=5)
         assert health.status_code == 503 and health.headers["Retry-After"] == "10"
