@@ -1538,21 +1538,31 @@ class ResponseNamedToolChoice(BaseModel):
     name: str | None = None
 
 
-class Type5(StrEnum):
-    TEXT = 'text'
-    JSON_OBJECT = 'json_object'
-    JSON_SCHEMA = 'json_schema'
-
-
-class ResponseTextFormat(BaseModel):
+class ResponseTextFormatText(BaseModel):
     """
-    `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar engine is disabled.
+    Plain text.
     """
 
-    type: Type5
-    name: Annotated[str | None, Field(max_length=64)] = None
+    type: Literal['text']
+
+
+class ResponseTextFormatJsonObject(BaseModel):
+    """
+    Any JSON object.
+    """
+
+    type: Literal['json_object']
+
+
+class ResponseTextFormatJsonSchema(BaseModel):
+    """
+    JSON that satisfies `schema`.
+    """
+
+    type: Literal['json_schema']
+    name: Annotated[str, Field(max_length=64, min_length=1)]
     description: str | None = None
-    schema_: Annotated[dict[str, Any] | None, Field(alias='schema')] = None
+    schema_: Annotated[dict[str, Any], Field(alias='schema')]
     """
     The JSON Schema the text must satisfy.
     """
@@ -1602,10 +1612,6 @@ class Status2(StrEnum):
 class Reasoning(BaseModel):
     effort: str | None = None
     summary: str | None = None
-
-
-class Text(BaseModel):
-    format: ResponseTextFormat | None = None
 
 
 class ToolChoice2(StrEnum):
@@ -1684,7 +1690,7 @@ class DeletedResponse(BaseModel):
     deleted: bool
 
 
-class Type6(StrEnum):
+class Type5(StrEnum):
     MESSAGE = 'message'
     FUNCTION_CALL = 'function_call'
     FUNCTION_CALL_OUTPUT = 'function_call_output'
@@ -1697,7 +1703,7 @@ class ResponseStoredInputItem(BaseModel):
     """
 
     id: str
-    type: Type6
+    type: Type5
     status: str | None = None
     role: Role2 | None = None
     content: list[ResponseContentPart] | None = None
@@ -1709,7 +1715,7 @@ class ResponseStoredInputItem(BaseModel):
     summary: list[ResponseContentPart] | None = None
 
 
-class Type7(StrEnum):
+class Type6(StrEnum):
     RESPONSE_CREATED = 'response.created'
     RESPONSE_IN_PROGRESS = 'response.in_progress'
     RESPONSE_COMPLETED = 'response.completed'
@@ -1718,12 +1724,12 @@ class Type7(StrEnum):
     RESPONSE_QUEUED = 'response.queued'
 
 
-class Type8(StrEnum):
+class Type7(StrEnum):
     RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
     RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
 
 
-class Type9(StrEnum):
+class Type8(StrEnum):
     RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
     RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
     RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
@@ -1731,7 +1737,7 @@ class Type9(StrEnum):
 
 
 class ResponseContentPartEvent(BaseModel):
-    type: Type9
+    type: Type8
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1739,13 +1745,13 @@ class ResponseContentPartEvent(BaseModel):
     part: ResponseOutputText | ResponseReasoningText
 
 
-class Type10(StrEnum):
+class Type9(StrEnum):
     RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
     RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
 
 
 class ResponseTextDeltaEvent(BaseModel):
-    type: Type10
+    type: Type9
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1754,13 +1760,13 @@ class ResponseTextDeltaEvent(BaseModel):
     logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
 
 
-class Type11(StrEnum):
+class Type10(StrEnum):
     RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
     RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
 
 
 class ResponseTextDoneEvent(BaseModel):
-    type: Type11
+    type: Type10
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -2075,9 +2081,26 @@ class ResponseToolChoice(RootModel[ResponseToolChoice1 | ResponseNamedToolChoice
     """
 
 
-class ResponseTextConfig(BaseModel):
+class ResponseTextFormat(
+    RootModel[
+        ResponseTextFormatText
+        | ResponseTextFormatJsonObject
+        | ResponseTextFormatJsonSchema
+    ]
+):
+    root: Annotated[
+        ResponseTextFormatText
+        | ResponseTextFormatJsonObject
+        | ResponseTextFormatJsonSchema,
+        Field(discriminator='type'),
+    ]
+    """
+    By `type`: `text`, `json_object` or `json_schema` (`name` and `schema` required, `strict`); enforced token by token unless the grammar engine is disabled.
+    """
+
+
+class Text(BaseModel):
     format: ResponseTextFormat | None = None
-    verbosity: str | None = None
 
 
 class ResponseUsage(BaseModel):
@@ -2385,87 +2408,9 @@ class Input5(RootModel[list[ResponseInputItem]]):
     """
 
 
-class CreateResponseRequest(BaseModel):
-    """
-    A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
-    fields a server may not know. Sampling values win over server flags, as in chat.
-
-    """
-
-    model: str | None = None
-    """
-    Requested model id; the response names what ran.
-    """
-    input: Input4 | Input5 | None = None
-    """
-    A user message as a string, or a list of input items; neither may be empty.
-    Without `previous_response_id` it is required.
-
-    """
-    instructions: str | None = None
-    """
-    A system message placed first; not carried over by `previous_response_id`.
-    """
-    tools: list[ResponseTool] | None = None
-    """
-    Function and namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
-    """
-    tool_choice: ResponseToolChoice | None = None
-    parallel_tool_calls: bool | None = None
-    """
-    false limits the turn to at most one function call.
-    """
-    text: ResponseTextConfig | None = None
-    reasoning: ResponseReasoningConfig | None = None
-    max_output_tokens: Annotated[int | None, Field(ge=1)] = None
-    """
-    Output-token limit (reasoning included); reaching it makes the response `incomplete`.
-    """
-    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
-    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    seed: int | None = None
-    """
-    AFM extension. Same seed, same request, same machine -> same output.
-    """
-    store: bool | None = None
-    """
-    Keep the response for retrieval and `previous_response_id` (default true).
-    """
-    previous_response_id: str | None = None
-    """
-    A stored response whose conversation this one continues (404 if unknown).
-    """
-    metadata: Annotated[
-        dict[str, MetadataAdditionalProperty] | None, Field(max_length=16)
-    ] = None
-    stream: bool | None = None
-    """
-    Stream typed response events. 400 when the server runs with `--no-streaming`.
-    """
-    background: bool | None = None
-    """
-    Return the `queued` response at once and run it in the background (needs `store`).
-    """
-    truncation: Truncation | None = None
-    """
-    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
-    """
-    user: str | None = None
-    """
-    Accepted for client compatibility.
-    """
-    include: list[str] | None = None
-    """
-    `reasoning.encrypted_content` adds `encrypted_content` to reasoning items (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
-    """
-    prompt_cache_key: str | None = None
-    """
-    Accepted for client compatibility (the prefix cache needs no key).
-    """
-    client_metadata: dict[str, Any] | None = None
-    """
-    Accepted and ignored (Codex sends its turn metadata here).
-    """
+class ResponseTextConfig(BaseModel):
+    format: ResponseTextFormat | None = None
+    verbosity: str | None = None
 
 
 class ResponseOutputItem(
@@ -2478,7 +2423,7 @@ class ResponseOutputItem(
 
 
 class ResponseOutputItemEvent(BaseModel):
-    type: Type8
+    type: Type7
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
@@ -2619,6 +2564,89 @@ class MessagesStreamEvent(
     """
 
 
+class CreateResponseRequest(BaseModel):
+    """
+    A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
+    fields a server may not know. Sampling values win over server flags, as in chat.
+
+    """
+
+    model: str | None = None
+    """
+    Requested model id; the response names what ran.
+    """
+    input: Input4 | Input5 | None = None
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
+    """
+    instructions: str | None = None
+    """
+    A system message placed first; not carried over by `previous_response_id`.
+    """
+    tools: list[ResponseTool] | None = None
+    """
+    Function and namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
+    """
+    tool_choice: ResponseToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    """
+    false limits the turn to at most one function call.
+    """
+    text: ResponseTextConfig | None = None
+    reasoning: ResponseReasoningConfig | None = None
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None
+    """
+    Output-token limit (reasoning included); reaching it makes the response `incomplete`.
+    """
+    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
+    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    seed: int | None = None
+    """
+    AFM extension. Same seed, same request, same machine -> same output.
+    """
+    store: bool | None = None
+    """
+    Keep the response for retrieval and `previous_response_id` (default true).
+    """
+    previous_response_id: str | None = None
+    """
+    A stored response whose conversation this one continues (404 if unknown).
+    """
+    metadata: Annotated[
+        dict[str, MetadataAdditionalProperty] | None, Field(max_length=16)
+    ] = None
+    stream: bool | None = None
+    """
+    Stream typed response events. 400 when the server runs with `--no-streaming`.
+    """
+    background: bool | None = None
+    """
+    Return the `queued` response at once and run it in the background (needs `store`).
+    """
+    truncation: Truncation | None = None
+    """
+    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
+    """
+    user: str | None = None
+    """
+    Accepted for client compatibility.
+    """
+    include: list[str] | None = None
+    """
+    `reasoning.encrypted_content` adds `encrypted_content` to reasoning items (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
+    """
+    prompt_cache_key: str | None = None
+    """
+    Accepted for client compatibility (the prefix cache needs no key).
+    """
+    client_metadata: dict[str, Any] | None = None
+    """
+    Accepted and ignored (Codex sends its turn metadata here).
+    """
+
+
 class ResponseObject(BaseModel):
     id: str
     """
@@ -2654,7 +2682,7 @@ class ResponseObject(BaseModel):
 
 
 class ResponseLifecycleEvent(BaseModel):
-    type: Type7
+    type: Type6
     sequence_number: Annotated[int, Field(ge=0)]
     response: ResponseObject
 

@@ -26,8 +26,9 @@ def request_id() -> str:
 
 
 def dump(model: BaseModel) -> dict[str, Any]:
-    """Serialise a generated model: fields that were set, including explicit nulls."""
-    return model.model_dump(mode="json", exclude_unset=True)
+    """Serialise a generated model under its wire names: fields that were set, including
+    explicit nulls."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def json_response(model: BaseModel | dict[str, Any], status: int = 200,

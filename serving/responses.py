@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from afm.context import current_request_id, lease_scope
 from afm.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from engine.types import GenerationStats
-from generated.models import CreateResponseRequest
+from generated.models import CreateResponseRequest, ResponseTextFormatJsonSchema
 from serving import ids, sealed
 from serving.conversation import (
     Turn,
@@ -35,7 +35,7 @@ from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
 from serving.run import OpenedGeneration, generate_all
 from serving.sampling import SamplingFields
-from serving.values import plain
+from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -126,15 +126,13 @@ def _tool_choice(req: CreateResponseRequest, offered: list[dict[str, Any]] | Non
 
 
 def _response_format(req: CreateResponseRequest) -> dict[str, Any] | None:
-    fmt = req.text.format if req.text is not None else None
+    """`text.format` as a chat `response_format` (the contract requires `name` and `schema`
+    for `json_schema`)."""
+    fmt = unwrap(req.text.format) if req.text is not None else None
     if fmt is None:
         return None
-    kind = plain(fmt.type)
-    if kind != "json_schema":
-        return {"type": kind}
-    if fmt.schema_ is None or not fmt.name:
-        raise InvalidRequest("text.format json_schema needs 'name' and 'schema'",
-                             param="text.format")
+    if not isinstance(fmt, ResponseTextFormatJsonSchema):
+        return {"type": plain(fmt.type)}
     schema: dict[str, Any] = {"name": fmt.name, "schema": fmt.schema_}
     if fmt.strict is not None:
         schema["strict"] = fmt.strict

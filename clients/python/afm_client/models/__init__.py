@@ -281,9 +281,13 @@ from .response_text_delta_event_type import ResponseTextDeltaEventType
 from .response_text_done_event import ResponseTextDoneEvent
 from .response_text_done_event_logprobs_item import ResponseTextDoneEventLogprobsItem
 from .response_text_done_event_type import ResponseTextDoneEventType
-from .response_text_format import ResponseTextFormat
-from .response_text_format_schema import ResponseTextFormatSchema
-from .response_text_format_type import ResponseTextFormatType
+from .response_text_format_json_object import ResponseTextFormatJsonObject
+from .response_text_format_json_object_type import ResponseTextFormatJsonObjectType
+from .response_text_format_json_schema import ResponseTextFormatJsonSchema
+from .response_text_format_json_schema_schema import ResponseTextFormatJsonSchemaSchema
+from .response_text_format_json_schema_type import ResponseTextFormatJsonSchemaType
+from .response_text_format_text import ResponseTextFormatText
+from .response_text_format_text_type import ResponseTextFormatTextType
 from .response_tool import ResponseTool
 from .response_tool_choice_type_0_type_1 import ResponseToolChoiceType0Type1
 from .response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Type2Type1
@@ -635,9 +639,13 @@ __all__ = (
     "ResponseTextDoneEvent",
     "ResponseTextDoneEventLogprobsItem",
     "ResponseTextDoneEventType",
-    "ResponseTextFormat",
-    "ResponseTextFormatSchema",
-    "ResponseTextFormatType",
+    "ResponseTextFormatJsonObject",
+    "ResponseTextFormatJsonObjectType",
+    "ResponseTextFormatJsonSchema",
+    "ResponseTextFormatJsonSchemaSchema",
+    "ResponseTextFormatJsonSchemaType",
+    "ResponseTextFormatText",
+    "ResponseTextFormatTextType",
     "ResponseTool",
     "ResponseToolChoiceType0Type1",
     "ResponseToolChoiceType0Type2Type1",

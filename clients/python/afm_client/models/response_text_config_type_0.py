@@ -9,7 +9,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_text_format import ResponseTextFormat
+    from ..models.response_text_format_json_object import ResponseTextFormatJsonObject
+    from ..models.response_text_format_json_schema import ResponseTextFormatJsonSchema
+    from ..models.response_text_format_text import ResponseTextFormatText
 
 
 T = TypeVar("T", bound="ResponseTextConfigType0")
@@ -19,18 +21,28 @@ T = TypeVar("T", bound="ResponseTextConfigType0")
 class ResponseTextConfigType0:
     """
     Attributes:
-        format_ (ResponseTextFormat | Unset): `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`);
-            enforced token by token unless the grammar engine is disabled.
+        format_ (ResponseTextFormatJsonObject | ResponseTextFormatJsonSchema | ResponseTextFormatText | Unset): By
+            `type`: `text`, `json_object` or `json_schema` (`name` and `schema` required, `strict`); enforced token by token
+            unless the grammar engine is disabled.
         verbosity (None | str | Unset):
     """
 
-    format_: ResponseTextFormat | Unset = UNSET
+    format_: ResponseTextFormatJsonObject | ResponseTextFormatJsonSchema | ResponseTextFormatText | Unset = UNSET
     verbosity: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        format_: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.format_, Unset):
+        from ..models.response_text_format_json_object import ResponseTextFormatJsonObject  # noqa: PLC0415
+        from ..models.response_text_format_text import ResponseTextFormatText  # noqa: PLC0415
+
+        format_: dict[str, Any] | Unset
+        if isinstance(self.format_, Unset):
+            format_ = UNSET
+        elif isinstance(self.format_, ResponseTextFormatText):
+            format_ = self.format_.to_dict()
+        elif isinstance(self.format_, ResponseTextFormatJsonObject):
+            format_ = self.format_.to_dict()
+        else:
             format_ = self.format_.to_dict()
 
         verbosity: None | str | Unset
@@ -51,15 +63,40 @@ class ResponseTextConfigType0:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_text_format import ResponseTextFormat  # noqa: PLC0415
+        from ..models.response_text_format_json_object import ResponseTextFormatJsonObject  # noqa: PLC0415
+        from ..models.response_text_format_json_schema import ResponseTextFormatJsonSchema  # noqa: PLC0415
+        from ..models.response_text_format_text import ResponseTextFormatText  # noqa: PLC0415
 
         d = dict(src_dict)
-        _format_ = d.pop("format", UNSET)
-        format_: ResponseTextFormat | Unset
-        if isinstance(_format_, Unset):
-            format_ = UNSET
-        else:
-            format_ = ResponseTextFormat.from_dict(_format_)
+
+        def _parse_format_(
+            data: object,
+        ) -> ResponseTextFormatJsonObject | ResponseTextFormatJsonSchema | ResponseTextFormatText | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_text_format_type_0 = ResponseTextFormatText.from_dict(data)
+
+                return componentsschemas_response_text_format_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_text_format_type_1 = ResponseTextFormatJsonObject.from_dict(data)
+
+                return componentsschemas_response_text_format_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_response_text_format_type_2 = ResponseTextFormatJsonSchema.from_dict(data)
+
+            return componentsschemas_response_text_format_type_2
+
+        format_ = _parse_format_(d.pop("format", UNSET))
 
         def _parse_verbosity(data: object) -> None | str | Unset:
             if data is None:

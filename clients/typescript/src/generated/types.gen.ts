@@ -1931,16 +1931,41 @@ export type ResponseTextConfig = {
 } | null;
 
 /**
- * `text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar engine is disabled.
+ * By `type`: `text`, `json_object` or `json_schema` (`name` and `schema` required, `strict`); enforced token by token unless the grammar engine is disabled.
  */
-export type ResponseTextFormat = {
-    type: 'text' | 'json_object' | 'json_schema';
-    name?: string;
+export type ResponseTextFormat = ({
+    type: 'text';
+} & ResponseTextFormatText) | ({
+    type: 'json_object';
+} & ResponseTextFormatJsonObject) | ({
+    type: 'json_schema';
+} & ResponseTextFormatJsonSchema);
+
+/**
+ * Plain text.
+ */
+export type ResponseTextFormatText = {
+    type: 'text';
+};
+
+/**
+ * Any JSON object.
+ */
+export type ResponseTextFormatJsonObject = {
+    type: 'json_object';
+};
+
+/**
+ * JSON that satisfies `schema`.
+ */
+export type ResponseTextFormatJsonSchema = {
+    type: 'json_schema';
+    name: string;
     description?: string | null;
     /**
      * The JSON Schema the text must satisfy.
      */
-    schema?: {
+    schema: {
         [key: string]: unknown;
     };
     strict?: boolean | null;

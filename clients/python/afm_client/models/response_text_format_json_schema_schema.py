@@ -6,11 +6,11 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ResponseTextFormatSchema")
+T = TypeVar("T", bound="ResponseTextFormatJsonSchemaSchema")
 
 
 @_attrs_define
-class ResponseTextFormatSchema:
+class ResponseTextFormatJsonSchemaSchema:
     """The JSON Schema the text must satisfy."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -25,10 +25,10 @@ class ResponseTextFormatSchema:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        response_text_format_schema = cls()
+        response_text_format_json_schema_schema = cls()
 
-        response_text_format_schema.additional_properties = d
-        return response_text_format_schema
+        response_text_format_json_schema_schema.additional_properties = d
+        return response_text_format_json_schema_schema
 
     @property
     def additional_keys(self) -> list[str]:

@@ -6,33 +6,32 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.response_text_format_type import ResponseTextFormatType
+from ..models.response_text_format_json_schema_type import ResponseTextFormatJsonSchemaType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_text_format_schema import ResponseTextFormatSchema
+    from ..models.response_text_format_json_schema_schema import ResponseTextFormatJsonSchemaSchema
 
 
-T = TypeVar("T", bound="ResponseTextFormat")
+T = TypeVar("T", bound="ResponseTextFormatJsonSchema")
 
 
 @_attrs_define
-class ResponseTextFormat:
-    """`text`, `json_object` or `json_schema` (`name`, `schema`, `strict`); enforced token by token unless the grammar
-    engine is disabled.
+class ResponseTextFormatJsonSchema:
+    """JSON that satisfies `schema`.
 
-        Attributes:
-            type_ (ResponseTextFormatType):
-            name (str | Unset):
-            description (None | str | Unset):
-            schema (ResponseTextFormatSchema | Unset): The JSON Schema the text must satisfy.
-            strict (bool | None | Unset):
+    Attributes:
+        type_ (ResponseTextFormatJsonSchemaType):
+        name (str):
+        schema (ResponseTextFormatJsonSchemaSchema): The JSON Schema the text must satisfy.
+        description (None | str | Unset):
+        strict (bool | None | Unset):
     """
 
-    type_: ResponseTextFormatType
-    name: str | Unset = UNSET
+    type_: ResponseTextFormatJsonSchemaType
+    name: str
+    schema: ResponseTextFormatJsonSchemaSchema
     description: None | str | Unset = UNSET
-    schema: ResponseTextFormatSchema | Unset = UNSET
     strict: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -41,15 +40,13 @@ class ResponseTextFormat:
 
         name = self.name
 
+        schema = self.schema.to_dict()
+
         description: None | str | Unset
         if isinstance(self.description, Unset):
             description = UNSET
         else:
             description = self.description
-
-        schema: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.schema, Unset):
-            schema = self.schema.to_dict()
 
         strict: bool | None | Unset
         if isinstance(self.strict, Unset):
@@ -62,14 +59,12 @@ class ResponseTextFormat:
         field_dict.update(
             {
                 "type": type_,
+                "name": name,
+                "schema": schema,
             }
         )
-        if name is not UNSET:
-            field_dict["name"] = name
         if description is not UNSET:
             field_dict["description"] = description
-        if schema is not UNSET:
-            field_dict["schema"] = schema
         if strict is not UNSET:
             field_dict["strict"] = strict
 
@@ -77,12 +72,14 @@ class ResponseTextFormat:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_text_format_schema import ResponseTextFormatSchema  # noqa: PLC0415
+        from ..models.response_text_format_json_schema_schema import ResponseTextFormatJsonSchemaSchema  # noqa: PLC0415
 
         d = dict(src_dict)
-        type_ = ResponseTextFormatType(d.pop("type"))
+        type_ = ResponseTextFormatJsonSchemaType(d.pop("type"))
 
-        name = d.pop("name", UNSET)
+        name = d.pop("name")
+
+        schema = ResponseTextFormatJsonSchemaSchema.from_dict(d.pop("schema"))
 
         def _parse_description(data: object) -> None | str | Unset:
             if data is None:
@@ -93,13 +90,6 @@ class ResponseTextFormat:
 
         description = _parse_description(d.pop("description", UNSET))
 
-        _schema = d.pop("schema", UNSET)
-        schema: ResponseTextFormatSchema | Unset
-        if isinstance(_schema, Unset):
-            schema = UNSET
-        else:
-            schema = ResponseTextFormatSchema.from_dict(_schema)
-
         def _parse_strict(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -109,16 +99,16 @@ class ResponseTextFormat:
 
         strict = _parse_strict(d.pop("strict", UNSET))
 
-        response_text_format = cls(
+        response_text_format_json_schema = cls(
             type_=type_,
             name=name,
-            description=description,
             schema=schema,
+            description=description,
             strict=strict,
         )
 
-        response_text_format.additional_properties = d
-        return response_text_format
+        response_text_format_json_schema.additional_properties = d
+        return response_text_format_json_schema
 
     @property
     def additional_keys(self) -> list[str]:
