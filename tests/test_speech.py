@@ -26,24 +26,11 @@ from afm.speech_models import DEFAULT_SPEECH_MODEL, DEFAULT_VOICE, shipped_path
 from tests.conftest import ROOT, LiveServer
 from tests.contract_support import component, schema_errors, stream_errors
 from tests.test_api_http import assert_envelope
+from tools.bench_lib.speech_text import SENTENCES as ALL_SENTENCES
+from tools.bench_lib.speech_text import word_edits
 
-SENTENCES = (
-    "The quick brown fox jumps over the lazy dog.",
-    "Please call me back after lunch on Tuesday.",
-    "Local servers can turn speech into text and back again.",
-)
+SENTENCES = ALL_SENTENCES[:3]
 MAX_WER = 0.1  # over all sentences: at most one word in ten wrong
-
-
-def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
-    """(word edits, reference words) after lower-casing and dropping punctuation."""
-    ref, hyp = (re.findall(r"[a-z0-9']+", s.lower()) for s in (reference, hypothesis))
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1], len(ref)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +74,7 @@ def test_speech_transcribes_back_to_its_sentence(speech: LiveServer, client: Any
             assert len(wav) == 44 + w.getnframes() * 2
         result = client.audio.transcriptions.create(model="whisper-1", file=("s.wav", wav),
                                                     language="en")
-        e, n = word_error_rate(sentence, result.text)
+        e, n = word_edits(sentence, result.text)
         print(f"WER {e}/{n}: {sentence!r} -> {result.text!r}")
         edits, words, seconds = edits + e, words + n, seconds + result.usage.seconds
     print(f"word error rate over {len(SENTENCES)} sentences: {edits / words:.3f}")
@@ -161,13 +148,13 @@ def test_speech_formats_and_streaming(speech: LiveServer, client: Any) -> None:
     flac = client.audio.speech.create(model="tts-1", voice="alloy", input=SENTENCES[0],
                                       response_format="flac", speed=1.5).content
     heard = client.audio.transcriptions.create(model="whisper-1", file=("s.flac", flac))
-    assert word_error_rate(SENTENCES[0], heard.text)[0] <= 1
+    assert word_edits(SENTENCES[0], heard.text)[0] <= 1
     with client.audio.speech.with_streaming_response.create(
             model="tts-1", voice="alloy", input=text, response_format="mp3") as streamed:
         assert streamed.headers.get("transfer-encoding") == "chunked"
         mp3 = b"".join(streamed.iter_bytes())
     heard = client.audio.transcriptions.create(model="whisper-1", file=("s.mp3", mp3))
-    assert word_error_rate(text, heard.text)[0] <= 1
+    assert word_edits(text, heard.text)[0] <= 1
     voices = httpx.get(speech.url + "/v1/audio/voices").json()
     assert voices["data"][0]["id"] == DEFAULT_VOICE and voices["data"][0]["sample_rate"] == 22050
 
@@ -180,7 +167,7 @@ def test_input_audio_part_reaches_the_prompt_as_text(speech: LiveServer, client:
                                                      spoken: dict[str, bytes]) -> None:
     wav = spoken[SENTENCES[2]]
     transcript = client.audio.transcriptions.create(model="whisper-1", file=("s.wav", wav)).text
-    assert word_error_rate(SENTENCES[2], transcript)[0] <= 1
+    assert word_edits(SENTENCES[2], transcript)[0] <= 1
     part = {"type": "input_audio",
             "input_audio": {"data": base64.b64encode(wav).decode(), "format": "wav"}}
     answer = client.chat.completions.create(model="afm", messages=_chat_messages(part),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import time
 
 import numpy as np
@@ -16,25 +15,7 @@ import numpy as np
 from afm.speech import resolve_speech_model, resolve_voice
 from engine.speech import SpeechBackend, TranscribeOptions, Transcriber, Voice
 from serving.speech_out import wav_bytes
-
-SENTENCES = (
-    "The quick brown fox jumps over the lazy dog.",
-    "Please call me back after lunch on Tuesday.",
-    "Local servers can turn speech into text and back again.",
-    "She sold twelve red apples at the market this morning.",
-    "Turn left at the second light and park behind the library.",
-    "The meeting moved to Thursday because the room was booked.",
-)
-
-
-def edits(reference: str, hypothesis: str) -> tuple[int, int]:
-    ref, hyp = (re.findall(r"[a-z0-9']+", s.lower()) for s in (reference, hypothesis))
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1], len(ref)
+from tools.bench_lib.speech_text import SENTENCES, word_edits
 
 
 async def run(models: list[str]) -> None:
@@ -63,7 +44,7 @@ async def run(models: list[str]) -> None:
             start = time.perf_counter()
             items = [x async for x in stt.transcribe(wav, TranscribeOptions(language="en"))]
             spent += time.perf_counter() - start
-            e, n = edits(sentence, "".join(s.text for s in items[1:]))
+            e, n = word_edits(sentence, "".join(s.text for s in items[1:]))
             total_edits, total_words = total_edits + e, total_words + n
         stt.stop()
         print(f"| {resolved[0]} | {total_edits / total_words:.3f} | {total_words} | "
