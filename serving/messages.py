@@ -19,18 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from afm.errors import InvalidRequest
 from engine.output import FinalOutput
-from engine.types import GenerationEvent, GenerationStats
+from engine.types import GenerationStats
 from generated.models import MessagesCountTokensRequest, MessagesRequest
 from serving import ids, sealed
+from serving.driver import Final, collect
 from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
-from serving.run import generate_all
 from serving.sampling import SamplingFields
 from serving.sealed import seal, unseal
 from serving.values import plain
 
 if TYPE_CHECKING:
     from afm.state import AppState
-    from engine.chat_engine import ChatEngine
 
 BLOCK_SEPARATOR = "\n\n"
 """Between the text blocks of one turn (and of the system prompt) in the rendered prompt."""
@@ -297,33 +296,15 @@ def tool_use_id(call_id: str) -> str:
     return "toolu_" + call_id.removeprefix("call_")
 
 
-def matched_stop(stops: tuple[str, ...], text: str, piece: str) -> str | None:
-    """Which stop string ended a generation whose shown text is ``text`` and whose last token
-    decodes to ``piece`` (the stop ends inside that token; the text never includes it)."""
-    if not stops or not piece or text.endswith(piece):
-        return None
-    best, best_n = None, 0
-    for stop in stops:
-        joined = text + stop
-        n = next((n for n in range(len(piece), 0, -1) if joined.endswith(piece[:n])), 0)
-        if n > best_n:
-            best, best_n = stop, n
-    return best
-
-
-def stop_reason(engine: ChatEngine, p: Prepared, text: str, final: GenerationEvent,
-                has_calls: bool) -> tuple[str, str | None]:
-    """(stop_reason, stop_sequence) for the engine's finish."""
-    reason = final.finish_reason or "stop"
-    if reason == "length":
+def stop_reason(final: Final, has_calls: bool) -> tuple[str, str | None]:
+    """(stop_reason, stop_sequence) for the engine's finish (the engine names the stop string
+    that ended it)."""
+    if final.finish_reason == "length":
         return "max_tokens", None
     if has_calls:
         return "tool_use", None
-    last = final.token_ids[-1] if final.token_ids else None
-    if reason == "stop" and last is not None and last not in engine.eos_token_ids:
-        stop = matched_stop(p.request.params.stop, text, engine.decode([last]))
-        if stop is not None:
-            return "stop_sequence", stop
+    if final.finish_reason == "stop" and final.stop_sequence is not None:
+        return "stop_sequence", final.stop_sequence
     return "end_turn", None
 
 
@@ -353,11 +334,10 @@ def content_blocks(final: FinalOutput, secret: bytes, omit_thinking: bool = Fals
 async def complete(state: AppState, p: Prepared, omit_thinking: bool = False
                    ) -> dict[str, Any]:
     """Run a Messages request to the end and shape the `message` object."""
-    engine = state.require_engine()
-    done = await generate_all(engine, p.request, state.settings.queue_timeout)
+    done = await collect(state.require_engine(), p.request, state.settings.queue_timeout)
     parser = p.output_parser()
     parser.feed(done.text)
     final = parser.finish(truncated=done.finish_reason == "length")
-    reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
+    reason, stop = stop_reason(done.final, bool(final.tool_calls))
     return message(state, content_blocks(final, sealed.key(state), omit_thinking), reason, stop,
                    usage(done.stats))

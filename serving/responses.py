@@ -31,9 +31,9 @@ from serving.conversation import (
     render_key,
     turn_end,
 )
+from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
 from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
-from serving.run import OpenedGeneration, generate_all
 from serving.sampling import SamplingFields
 from serving.values import plain
 
@@ -294,25 +294,24 @@ class Outcome:
     turn: Turn | None
 
 
-def _outcome(state: AppState, p: Plan, builder: OutputBuilder, final_reason: str | None,
-             stats: GenerationStats, error: str | None, output_tokens: list[int],
-             raw_text: str) -> Outcome:
-    status = STATUS.get(final_reason or "stop", "completed")
-    err = {"code": "server_error", "message": f"Generation failed: {error}"} \
-        if status == "failed" else None
-    obj = response_object(p, status, builder.items, usage(state, stats, builder.reasoning_text()),
-                          err, ids.now())
+def _outcome(state: AppState, p: Plan, builder: OutputBuilder, end: Final | Failed,
+             output_tokens: list[int]) -> Outcome:
+    status = "failed" if isinstance(end, Failed) else STATUS.get(end.finish_reason, "completed")
+    err = {"code": "server_error", "message": f"Generation failed: {end.message}"} \
+        if isinstance(end, Failed) else None
+    obj = response_object(p, status, builder.items,
+                          usage(state, end.stats, builder.reasoning_text()), err, ids.now())
     turn = None
-    if status in ("completed", "incomplete"):
-        engine = state.require_engine()
-        out = list(output_tokens)
-        if out and out[-1] in engine.eos_token_ids:
-            out.pop()
+    if isinstance(end, Final) and status in ("completed", "incomplete"):
         context = None
-        if engine.decode(out) == raw_text:  # no stop string cut the text: tokens are exact
-            end = turn_end(state)
-            if end is not None:
-                context = p.prepared.request.prompt_tokens + out + engine.encode(end)
+        if end.text_exact:  # no stop string cut the text: its tokens are what the turn says
+            engine = state.require_engine()
+            out = list(output_tokens)
+            if out and out[-1] in engine.eos_token_ids:
+                out.pop()
+            close = turn_end(state)
+            if close is not None:
+                context = p.prepared.request.prompt_tokens + out + engine.encode(close)
         turn = Turn(messages=p.messages + assistant_messages(builder.items),
                     render_key=p.render_key, context_tokens=context)
     return Outcome(obj, turn)
@@ -320,14 +319,13 @@ def _outcome(state: AppState, p: Plan, builder: OutputBuilder, final_reason: str
 
 async def complete(state: AppState, p: Plan) -> Outcome:
     """Run to the end and shape the whole `response` object."""
-    done = await generate_all(state.require_engine(), p.prepared.request,
-                              state.settings.queue_timeout)
+    done = await collect(state.require_engine(), p.prepared.request,
+                         state.settings.queue_timeout)
     parser = p.prepared.output_parser()
     builder = p.builder()
     builder.feed(parser.feed(done.text) + parser.flush(truncated=done.finish_reason == "length"))
-    builder.finish(incomplete=done.final.finish_reason == "length")
-    return _outcome(state, p, builder, done.final.finish_reason, done.stats, done.final.error,
-                    done.token_ids, done.text)
+    builder.finish(incomplete=done.finish_reason == "length")
+    return _outcome(state, p, builder, done.final, done.token_ids)
 
 
 async def save(state: AppState, p: Plan, outcome: Outcome) -> None:
@@ -344,51 +342,60 @@ def _turn_json(turn: Turn | None) -> str | None:
 async def stream(state: AppState, p: Plan) -> AsyncIterator[Event]:
     """Admit the request (503 surfaces here, before any output), then return the typed
     events; the finished response is stored before the terminal event is sent."""
-    opened = await OpenedGeneration.open(state.require_engine(), p.prepared.request,
-                                         state.settings.queue_timeout,
-                                         p.prepared.output_parser())
-    return _events(state, p, opened)
+    generation = await Generation.open(state.require_engine(), p.prepared.request,
+                                       state.settings.queue_timeout,
+                                       p.prepared.output_parser())
+    return encode(generation, ResponseEncoder(state, p), current_request_id())
 
 
-async def _events(state: AppState, p: Plan, opened: OpenedGeneration) -> AsyncIterator[Event]:
-    seq = 0
+class ResponseEncoder:
+    """The driver's events as numbered Responses stream events: `response.created` and
+    `.in_progress`, the output items' events, then (stored first) `response.completed`,
+    `.incomplete` or `.failed`; an `error` event when the stream broke."""
 
-    def numbered(event: Event) -> Event:
-        nonlocal seq
-        out = {"type": event["type"], "sequence_number": seq,
+    def __init__(self, state: AppState, p: Plan) -> None:
+        self.state = state
+        self.plan = p
+        self.builder = p.builder()
+        self.tokens: list[int] = []
+        self.seq = 0
+
+    def numbered(self, event: Event) -> Event:
+        out = {"type": event["type"], "sequence_number": self.seq,
                **{k: v for k, v in event.items() if k != "type"}}
-        seq += 1
+        self.seq += 1
         return out
 
-    builder = p.builder()
-    try:
-        start = response_object(p, "in_progress")
-        yield numbered({"type": "response.created", "response": start})
-        yield numbered({"type": "response.in_progress", "response": start})
-        tokens: list[int] = []
-        text: list[str] = []
-        final = None
-        async for step in opened.steps():
-            tokens += step.token_ids
-            text.append(step.text)
-            for event in builder.feed(step.deltas):
-                yield numbered(event)
-            final = step.final
-        assert final is not None
-        for event in builder.finish(incomplete=final.finish_reason == "length"):
-            yield numbered(event)
-        outcome = _outcome(state, p, builder, final.finish_reason,
-                           final.stats or GenerationStats(), final.error, tokens, "".join(text))
-        await save(state, p, outcome)
+    def start(self, event: Start) -> list[Event]:
+        start = response_object(self.plan, "in_progress")
+        return [self.numbered({"type": "response.created", "response": start}),
+                self.numbered({"type": "response.in_progress", "response": start})]
+
+    def step(self, event: Step) -> list[Event]:
+        self.tokens += event.token_ids
+        return [self.numbered(e) for e in self.builder.feed(event.deltas)]
+
+    async def _end(self, end: Final | Failed) -> list[Event]:
+        incomplete = isinstance(end, Final) and end.finish_reason == "length"
+        out = [self.numbered(e) for e in self.builder.finish(incomplete=incomplete)]
+        outcome = _outcome(self.state, self.plan, self.builder, end, self.tokens)
+        await save(self.state, self.plan, outcome)
         kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
             outcome.response["status"], "response.completed")
-        yield numbered({"type": kind, "response": outcome.response})
-    except Exception as exc:  # noqa: BLE001 - an error after 200 becomes an error event
-        log.exception("request %s: response stream failed", current_request_id())
-        yield numbered({"type": "error", "code": "server_error", "message": str(exc),
-                        "param": None})
-    finally:
-        await opened.aclose()
+        return [*out, self.numbered({"type": kind, "response": outcome.response})]
+
+    async def final(self, event: Final) -> list[Event]:
+        return await self._end(event)
+
+    async def failed(self, event: Failed) -> list[Event]:
+        return await self._end(event)
+
+    def crashed(self, exc: Exception) -> list[Event]:
+        return [self.numbered({"type": "error", "code": "server_error", "message": str(exc),
+                               "param": None})]
+
+    def ping(self) -> list[Event]:
+        return []
 
 
 # ---------------------------------------------------------------- stored responses
