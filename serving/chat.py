@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from afm.context import current_request_id
-from afm.errors import InvalidRequest
 from engine.output import Delta
 from engine.types import GenerationStats, TokenLogprob
 from generated.models import ChatCompletionRequest
@@ -16,6 +15,7 @@ from serving.driver import Failed, Final, Generation, Start, Step, collect, enco
 from serving.prepare import ChatSpec, Prepared
 from serving.run import finish_reason
 from serving.sampling import SamplingFields
+from serving.toolspec import text_only
 from serving.usage import PROFILE_MODES, afm_profile, timings, usage
 from serving.values import plain, unwrap
 
@@ -27,9 +27,7 @@ def _part_text(part: Any, where: str) -> str:
     part = unwrap(part)
     if part.type == "text":
         return part.text
-    raise InvalidRequest(
-        f"{where} is an '{part.type}' part, but the loaded model takes text only; remove the "
-        "part or run a multimodal model", param=where)
+    raise text_only(part.type, where)
 
 
 def template_messages(messages: list[Any]) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from serving import ids
 from serving.prepare import ChatSpec, normalise_messages, template_kwargs
 from serving.response_output import call_name
 from serving.sealed import unseal
+from serving.toolspec import text_only
 from serving.values import plain
 
 if TYPE_CHECKING:
@@ -49,9 +50,7 @@ def _parts_text(parts: Any, where: str) -> str:
     for j, part in enumerate(parts):
         kind = part.get("type")
         if kind not in TEXT_PARTS:
-            raise InvalidRequest(f"{where}[{j}] is an '{kind}' part, but the loaded model takes "
-                                 "text only; remove the part or run a multimodal model",
-                                 param=f"{where}[{j}].type")
+            raise text_only(kind, f"{where}[{j}]", f"{where}[{j}].type")
         if not isinstance(part.get("text"), str):
             raise InvalidRequest(f"{where}[{j}] ({kind}) needs 'text'", param=f"{where}[{j}]")
         texts.append(part["text"])

@@ -26,6 +26,7 @@ from serving.driver import Final, collect
 from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
 from serving.sampling import SamplingFields
 from serving.sealed import seal, unseal
+from serving.toolspec import function_tool, named_choice
 from serving.values import plain
 
 if TYPE_CHECKING:
@@ -212,12 +213,7 @@ def function_tools(tools: list[Any] | None,
         if tool.input_schema is None:
             raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
                                  param=f"tools[{k}].input_schema")
-        # Chat's key order: the same tool renders the same prompt on every surface.
-        function: dict[str, Any] = {"name": tool.name}
-        if tool.description is not None:
-            function["description"] = tool.description
-        function["parameters"] = plain(tool.input_schema)
-        out.append({"type": "function", "function": function})
+        out.append(function_tool(tool.name, plain(tool.input_schema), tool.description))
     return out or None
 
 
@@ -229,7 +225,7 @@ def tool_choice(choice: Any) -> tuple[str | dict[str, Any] | None, bool]:
     kind = plain(choice.type)
     parallel = choice.disable_parallel_tool_use is not True
     if kind == "tool":
-        return {"type": "function", "function": {"name": choice.name}}, parallel
+        return named_choice(choice.name), parallel
     return {"auto": "auto", "any": "required", "none": "none"}[kind], parallel
 
 

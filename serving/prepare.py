@@ -17,6 +17,7 @@ from afm.errors import InvalidRequest
 from engine.output import OutputProcessor
 from engine.types import GenerationRequest
 from serving.sampling import SamplingFields, sampling_params
+from serving.toolspec import ToolChoice
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -28,8 +29,6 @@ EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", 
 WARNINGS_HEADER = "X-AFM-Warnings"
 BLOCK_JOIN = "\n\n"
 
-ToolChoice = str | dict[str, Any] | None
-"""`auto` / `none` / `required`, `{"type": "function", "function": {"name": ...}}`, or None."""
 
 
 @dataclass

@@ -35,6 +35,7 @@ from serving.driver import Failed, Final, Generation, Start, Step, collect, enco
 from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
 from serving.sampling import SamplingFields
+from serving.toolspec import function_tool, named_choice
 from serving.values import plain
 
 if TYPE_CHECKING:
@@ -59,15 +60,8 @@ def _left_out(kind: str) -> str:
 
 
 def _function(tool: dict[str, Any], name: str) -> dict[str, Any]:
-    # Chat's key order (name, description, parameters): templates render tools as JSON,
-    # so the same tool gives the same prompt on every surface.
-    function: dict[str, Any] = {"name": name}
-    if tool.get("description"):
-        function["description"] = tool["description"]
-    function["parameters"] = tool.get("parameters") or {"type": "object"}
-    if tool.get("strict") is not None:
-        function["strict"] = tool["strict"]
-    return {"type": "function", "function": function}
+    return function_tool(name, tool.get("parameters") or {"type": "object"},
+                         tool.get("description") or None, tool.get("strict"))
 
 
 def tools(req: CreateResponseRequest, warnings: list[str]
@@ -117,7 +111,7 @@ def _tool_choice(req: CreateResponseRequest, offered: list[dict[str, Any]] | Non
         name = choice.get("name")
         if choice.get("namespace"):
             name = choice["namespace"] + NAMESPACE_SEPARATOR + str(name)
-        return {"type": "function", "function": {"name": name}}
+        return named_choice(name)
     if choice == "required" and not offered and req.tools:
         raise InvalidRequest("tool_choice 'required' needs a function tool; this request's "
                              "tools were all left out (only function and namespace tools are "
