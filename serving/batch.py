@@ -9,8 +9,6 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.context import lease_scope, request_id_var
-from afm.errors import ApiError, InvalidRequest, ShuttingDown
 from generated.models import (
     BatchCompletionsRequest,
     ChatCompletionRequest,
@@ -20,6 +18,8 @@ from generated.models import (
 )
 from serving import chat, completions, embeddings, responses
 from serving.chat import error_payload
+from serving.context import lease_scope, request_id_var
+from serving.errors import ApiError, InvalidRequest, ShuttingDown
 from serving.prepare import prepare
 
 if TYPE_CHECKING:

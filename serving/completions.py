@@ -7,12 +7,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest
 from engine.types import GenerationRequest, GenerationStats, TokenLogprob
 from generated.models import CompletionRequest
 from serving import ids
 from serving.chat import error_payload
 from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
+from serving.errors import InvalidRequest
 from serving.sampling import SamplingFields, sampling_params
 from serving.usage import timings, usage
 from serving.values import plain

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest
 from serving import ids
+from serving.errors import InvalidRequest
 from serving.prepare import ChatSpec, normalise_messages, template_kwargs
 from serving.response_output import call_name
 from serving.sealed import unseal

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from afm.context import note_usage
-from afm.errors import InvalidRequest
 from generated.models import EmbeddingRequest
+from serving.context import note_usage
+from serving.errors import InvalidRequest
 from serving.values import plain
 
 if TYPE_CHECKING:

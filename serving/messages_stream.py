@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id
 from engine.output import Delta
 from serving import sealed
+from serving.context import current_request_id
 from serving.driver import Failed, Final, Generation, Start, Step, encode, with_heartbeat
 from serving.messages import message, stop_reason, tool_use_id, usage
 from serving.prepare import Prepared

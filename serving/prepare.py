@@ -12,10 +12,10 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from afm.context import note_warnings
-from afm.errors import InvalidRequest
 from engine.output import OutputProcessor
 from engine.types import GenerationRequest
+from serving.context import note_warnings
+from serving.errors import InvalidRequest
 from serving.sampling import SamplingFields, sampling_params
 from serving.toolspec import ToolChoice
 

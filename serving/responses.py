@@ -18,11 +18,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id, lease_scope
-from afm.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest
 from serving import ids, sealed
+from serving.context import current_request_id, lease_scope
 from serving.conversation import (
     Turn,
     continued_tokens,
@@ -32,6 +31,7 @@ from serving.conversation import (
     turn_end,
 )
 from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
+from serving.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
 from serving.sampling import SamplingFields

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from afm.context import note_usage
-from afm.errors import ApiError, ShuttingDown, backend_unavailable, server_busy
 from engine.types import (
     EngineDrainingError,
     EngineUnavailableError,
     GenerationEvent,
     ServerBusyError,
 )
+from serving.context import note_usage
+from serving.errors import ApiError, ShuttingDown, backend_unavailable, server_busy
 
 
 async def first_event(stream: AsyncIterator[GenerationEvent],

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from afm.errors import InvalidRequest
 from afm.settings import Settings
 from engine.types import SamplingParams
+from serving.errors import InvalidRequest
 
 
 @dataclass(frozen=True)

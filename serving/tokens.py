@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest, TokenizeUnsupported
 from generated.models import (
     CountTokensRequest,
     DetokenizeRequest,
@@ -15,6 +14,7 @@ from generated.models import (
     TokenizeTextRequest,
 )
 from serving.chat import function_tools, template_messages
+from serving.errors import InvalidRequest, TokenizeUnsupported
 from serving.prepare import render_tokens, template_kwargs
 from serving.values import plain, unwrap
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afm.errors import InvalidRequest
+from serving.errors import InvalidRequest
 
 ToolChoice = str | dict[str, Any] | None
 """`auto` / `none` / `required`, `{"type": "function", "function": {"name": ...}}`, or None."""
