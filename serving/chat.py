@@ -20,7 +20,7 @@ from serving.usage import PROFILE_MODES, afm_profile, timings, usage
 from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 # ---------------------------------------------------------------- translator
 def _part_text(part: Any, where: str) -> str:
@@ -105,12 +105,12 @@ def error_payload(message: str, type: str = "internal_error") -> dict[str, Any]:
     return {"message": message, "type": type, "code": None, "request_id": current_request_id()}
 
 
-def _header(state: AppState) -> dict[str, Any]:
+def _header(state: ModelContext) -> dict[str, Any]:
     return {"created": ids.now(), "model": state.model_id,
             "system_fingerprint": ids.fingerprint(state.model_id)}
 
 
-async def complete(state: AppState, p: Prepared, profile: str = "") -> dict[str, Any]:
+async def complete(state: ModelContext, p: Prepared, profile: str = "") -> dict[str, Any]:
     """Run a chat request to the end and shape the `chat.completion` object."""
     done = await collect(state.require_engine(), p.request, state.settings.queue_timeout)
     parser = p.output_parser()
@@ -157,7 +157,7 @@ def delta_json(delta: Delta) -> dict[str, Any]:
     return out
 
 
-async def stream(state: AppState, p: Prepared, *, with_usage: bool = True,
+async def stream(state: ModelContext, p: Prepared, *, with_usage: bool = True,
                  profile: str = "") -> AsyncIterator[dict[str, Any]]:
     """Admit the request (503 surfaces here, before any output), then return the
     `chat.completion.chunk` events; errors after that become an error chunk."""

@@ -18,10 +18,10 @@ from serving.usage import timings, usage
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 
-async def to_request(state: AppState, req: CompletionRequest, request_id: str, *,
+async def to_request(state: ModelContext, req: CompletionRequest, request_id: str, *,
                      priority: int = 0) -> GenerationRequest:
     """The translator: tokenise the prompt and merge sampling fields (400 when refused)."""
     engine = state.require_engine()
@@ -57,12 +57,12 @@ def legacy_logprobs(lps: list[TokenLogprob], offset0: int) -> dict[str, Any]:
             "text_offset": offsets}
 
 
-def _base(state: AppState) -> dict[str, Any]:
+def _base(state: ModelContext) -> dict[str, Any]:
     return {"id": ids.new_id("cmpl-"), "object": "text_completion", "created": ids.now(),
             "model": state.model_id, "system_fingerprint": ids.fingerprint(state.model_id)}
 
 
-async def complete(state: AppState, request: GenerationRequest) -> dict[str, Any]:
+async def complete(state: ModelContext, request: GenerationRequest) -> dict[str, Any]:
     """Run to the end and shape the `text_completion` object."""
     done = await collect(state.require_engine(), request, state.settings.queue_timeout)
     return {
@@ -75,7 +75,7 @@ async def complete(state: AppState, request: GenerationRequest) -> dict[str, Any
     }
 
 
-async def stream(state: AppState, request: GenerationRequest, *,
+async def stream(state: ModelContext, request: GenerationRequest, *,
                  with_usage: bool = True) -> AsyncIterator[dict[str, Any]]:
     """Admit the request (503 surfaces here), then return its stream events."""
     generation = await Generation.open(state.require_engine(), request,

@@ -24,7 +24,7 @@ from serving.toolspec import text_only
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 TEXT_PARTS = ("input_text", "output_text", "text", "reasoning_text", "summary_text")
 ITEM_PREFIX = {"message": "msg_", "function_call": "fc_", "function_call_output": "fco_",
@@ -158,7 +158,7 @@ def render_key(model: str, instructions: str | None, tools: list[dict[str, Any]]
     return json.dumps([model, instructions, tools, kwargs], sort_keys=True)
 
 
-def _render(state: AppState, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+def _render(state: ModelContext, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
             kwargs: dict[str, Any], add_generation_prompt: bool) -> str:
     from engine.templating import render_prompt
 
@@ -167,7 +167,7 @@ def _render(state: AppState, messages: list[dict[str, Any]], tools: list[dict[st
                          kwargs, add_generation_prompt)
 
 
-def turn_end(state: AppState) -> str | None:
+def turn_end(state: ModelContext) -> str | None:
     """The text the chat template puts after an assistant turn's content (``<|im_end|>\\n``)."""
     text = _render(state, [{"role": "user", "content": "u"},
                            {"role": "assistant", "content": SENTINEL}], None, {}, False)
@@ -183,7 +183,7 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-async def continued_tokens(state: AppState, spec: ChatSpec, history_end: int, previous: Turn,
+async def continued_tokens(state: ModelContext, spec: ChatSpec, history_end: int, previous: Turn,
                            key: str) -> list[int] | None:
     """The stored turn's tokens + the new items' rendering, or None when the template does
     not render the stored conversation as a prefix of the new one (then the caller keeps the

@@ -30,7 +30,7 @@ from serving.toolspec import function_tool, named_choice
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 BLOCK_SEPARATOR = "\n\n"
 """Between the text blocks of one turn (and of the system prompt) in the rendered prompt."""
@@ -268,7 +268,7 @@ def to_spec(req: MessagesRequest, secret: bytes | None = None) -> ChatSpec:
     return spec
 
 
-async def count_tokens(state: AppState, req: MessagesCountTokensRequest) -> dict[str, Any]:
+async def count_tokens(state: ModelContext, req: MessagesCountTokensRequest) -> dict[str, Any]:
     """The prompt length of the same request sent to createMessage (rendered identically)."""
     from serving.tokens import tokenizer_engine
 
@@ -304,7 +304,7 @@ def stop_reason(final: Final, has_calls: bool) -> tuple[str, str | None]:
     return "end_turn", None
 
 
-def message(state: AppState, content: list[dict[str, Any]], reason: str | None,
+def message(state: ModelContext, content: list[dict[str, Any]], reason: str | None,
              stop: str | None, use: dict[str, Any]) -> dict[str, Any]:
     return {"id": ids.new_id("msg_"), "type": "message", "role": "assistant",
             "content": content, "model": state.model_id, "stop_reason": reason,
@@ -327,7 +327,7 @@ def content_blocks(final: FinalOutput, secret: bytes, omit_thinking: bool = Fals
     return blocks
 
 
-async def complete(state: AppState, p: Prepared, omit_thinking: bool = False
+async def complete(state: ModelContext, p: Prepared, omit_thinking: bool = False
                    ) -> dict[str, Any]:
     """Run a Messages request to the end and shape the `message` object."""
     done = await collect(state.require_engine(), p.request, state.settings.queue_timeout)

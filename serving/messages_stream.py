@@ -15,7 +15,7 @@ from serving.prepare import Prepared
 from serving.sealed import seal
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 PING_SECONDS = 10.0
 """A `ping` event goes out whenever the stream has been quiet this long (and once at the start)."""
@@ -27,7 +27,7 @@ def error_event(text: str, type: str = "api_error") -> dict[str, Any]:
             "request_id": current_request_id()}
 
 
-async def stream(state: AppState, p: Prepared, omit_thinking: bool = False
+async def stream(state: ModelContext, p: Prepared, omit_thinking: bool = False
                  ) -> AsyncIterator[dict[str, Any]]:
     """Admit the request (529/503 surface here, before any output), then return the named
     stream events; a failure after that becomes an `error` event."""

@@ -20,7 +20,7 @@ from serving.sampling import SamplingFields, sampling_params
 from serving.toolspec import ToolChoice
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhigh": "max",
               "max": "max"}
@@ -92,7 +92,7 @@ def check_tool_choice(tools: list[dict[str, Any]] | None, choice: ToolChoice,
         raise InvalidRequest("tool_choice 'required' needs at least one tool", param=param)
 
 
-def template_kwargs(state: AppState, effort: str | None,
+def template_kwargs(state: ModelContext, effort: str | None,
                     request_kwargs: dict[str, Any] | None) -> dict[str, Any]:
     """Server defaults < --no-think < reasoning effort < request chat_template_kwargs;
     an explicit enable_thinking=false in the request stays authoritative."""
@@ -129,7 +129,7 @@ def hoist_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     return [{"role": "system", "content": text}, *rest]
 
 
-async def render_tokens(state: AppState, messages: list[dict[str, Any]],
+async def render_tokens(state: ModelContext, messages: list[dict[str, Any]],
                         tools: list[dict[str, Any]] | None, kwargs: dict[str, Any],
                         add_generation_prompt: bool = True,
                         warnings: list[str] | None = None) -> tuple[str, list[int]]:
@@ -170,7 +170,7 @@ def _is_strict(response_format: dict[str, Any] | None,
     return strict_schema or any((t.get("function") or {}).get("strict") for t in tools or [])
 
 
-def _response_format(state: AppState, spec: ChatSpec) -> dict[str, Any] | None:
+def _response_format(state: ModelContext, spec: ChatSpec) -> dict[str, Any] | None:
     """The request's format wins; --guided-json applies only when the request has none."""
     if spec.response_format is not None:
         return spec.response_format
@@ -187,7 +187,7 @@ def warnings_header(warnings: list[str]) -> str:
     return text.encode("ascii", "replace").decode()
 
 
-async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
+async def prepare(state: ModelContext, spec: ChatSpec, request_id: str) -> Prepared:
     """Validate and translate a chat spec (400 for anything the engine cannot honour)."""
     from engine.grammar import GrammarError, build_constraint
     from engine.reasoning import reasoning_state, thinking_enabled

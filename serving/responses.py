@@ -39,7 +39,7 @@ from serving.toolspec import function_tool, named_choice
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext, Server
 
 log = logging.getLogger("afm.responses")
 
@@ -182,7 +182,7 @@ class Plan:
         return OutputBuilder(self.tool_names, self.seal_key)
 
 
-async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
+async def plan(state: ModelContext, req: CreateResponseRequest, request_id: str,
                previous: Turn | None, *, priority: int = 0) -> Plan:
     """Translate and prepare a request; ``previous`` is the stored turn it continues."""
     if req.background and req.store is False:
@@ -238,7 +238,7 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
                 else None)
 
 
-def _use_prompt(state: AppState, prepared: Prepared, tokens: list[int]) -> None:
+def _use_prompt(state: ModelContext, prepared: Prepared, tokens: list[int]) -> None:
     """Run ``tokens`` (the cached conversation + the new items) instead of the re-rendered
     prompt, with the output limit capped by the room they leave."""
     engine = state.require_engine()
@@ -267,7 +267,7 @@ def response_object(p: Plan, status: str, output: list[dict[str, Any]] | None = 
     }
 
 
-def usage(state: AppState, stats: GenerationStats, reasoning: str) -> dict[str, Any]:
+def usage(state: ModelContext, stats: GenerationStats, reasoning: str) -> dict[str, Any]:
     reasoning_tokens = len(state.require_engine().encode(reasoning)) if reasoning else 0
     return {"input_tokens": stats.prompt_tokens,
             "input_tokens_details": {"cached_tokens": stats.cached_tokens},
@@ -288,7 +288,7 @@ class Outcome:
     turn: Turn | None
 
 
-def _outcome(state: AppState, p: Plan, builder: OutputBuilder, end: Final | Failed,
+def _outcome(state: ModelContext, p: Plan, builder: OutputBuilder, end: Final | Failed,
              output_tokens: list[int]) -> Outcome:
     status = "failed" if isinstance(end, Failed) else STATUS.get(end.finish_reason, "completed")
     err = {"code": "server_error", "message": f"Generation failed: {end.message}"} \
@@ -311,7 +311,7 @@ def _outcome(state: AppState, p: Plan, builder: OutputBuilder, end: Final | Fail
     return Outcome(obj, turn)
 
 
-async def complete(state: AppState, p: Plan) -> Outcome:
+async def complete(state: ModelContext, p: Plan) -> Outcome:
     """Run to the end and shape the whole `response` object."""
     done = await collect(state.require_engine(), p.prepared.request,
                          state.settings.queue_timeout)
@@ -322,7 +322,7 @@ async def complete(state: AppState, p: Plan) -> Outcome:
     return _outcome(state, p, builder, done.final, done.token_ids)
 
 
-async def save(state: AppState, p: Plan, outcome: Outcome) -> None:
+async def save(state: ModelContext, p: Plan, outcome: Outcome) -> None:
     """Store a finished response in one transaction (nothing when `store` is false)."""
     if p.store and state.store is not None:
         await asyncio.to_thread(state.store.responses.create, outcome.response, p.input_items,
@@ -333,7 +333,7 @@ def _turn_json(turn: Turn | None) -> str | None:
     return None if turn is None else json.dumps(dataclasses.asdict(turn))
 
 
-async def stream(state: AppState, p: Plan) -> AsyncIterator[Event]:
+async def stream(state: ModelContext, p: Plan) -> AsyncIterator[Event]:
     """Admit the request (503 surfaces here, before any output), then return the typed
     events; the finished response is stored before the terminal event is sent."""
     generation = await Generation.open(state.require_engine(), p.prepared.request,
@@ -347,7 +347,7 @@ class ResponseEncoder:
     `.in_progress`, the output items' events, then (stored first) `response.completed`,
     `.incomplete` or `.failed`; an `error` event when the stream broke."""
 
-    def __init__(self, state: AppState, p: Plan) -> None:
+    def __init__(self, state: ModelContext, p: Plan) -> None:
         self.state = state
         self.plan = p
         self.builder = p.builder()
@@ -393,7 +393,7 @@ class ResponseEncoder:
 
 
 # ---------------------------------------------------------------- stored responses
-async def previous_turn(state: AppState, response_id: str | None) -> Turn | None:
+async def previous_turn(state: Server | ModelContext, response_id: str | None) -> Turn | None:
     """The stored turn ``previous_response_id`` names (404 when unknown or not stored)."""
     if response_id is None:
         return None
@@ -401,14 +401,14 @@ async def previous_turn(state: AppState, response_id: str | None) -> Turn | None
     return Turn(**json.loads(await asyncio.to_thread(store.responses.turn, response_id)))
 
 
-async def open_plan(state: AppState, req: CreateResponseRequest, request_id: str, *,
+async def open_plan(state: ModelContext, req: CreateResponseRequest, request_id: str, *,
                     priority: int = 0) -> Plan:
     """Translate and prepare a request, with its previous turn loaded from the store."""
     previous = await previous_turn(state, req.previous_response_id)
     return await plan(state, req, request_id, previous, priority=priority)
 
 
-async def create(state: AppState, req: CreateResponseRequest, request_id: str, *,
+async def create(state: ModelContext, req: CreateResponseRequest, request_id: str, *,
                  priority: int = 0) -> dict[str, Any]:
     """A whole response, stored unless `store` is false (batch lines run this)."""
     p = await open_plan(state, req, request_id, priority=priority)
@@ -417,7 +417,7 @@ async def create(state: AppState, req: CreateResponseRequest, request_id: str, *
     return outcome.response
 
 
-def _store(state: AppState) -> Any:
+def _store(state: Server | ModelContext) -> Any:
     if state.store is None:
         raise NotFound("Response storage is not available (the server runs without --data-dir)")
     return state.store
@@ -432,7 +432,7 @@ def background_running() -> int:
     return len(_RUNNING)
 
 
-async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
+async def start_background(state: ModelContext, p: Plan) -> dict[str, Any]:
     """Store the response as `queued` and run it in the background; returns the queued
     object."""
     store = _store(state)
@@ -444,14 +444,14 @@ async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
     return queued
 
 
-async def _held_background(state: AppState, p: Plan) -> None:
+async def _held_background(state: ModelContext, p: Plan) -> None:
     """Run in the background, holding the model in a lease scope of its own (the request's
     ends with its reply)."""
     with lease_scope():
         await _run_background(await state.for_model(state.model_id, new_request=False), p)
 
 
-async def _run_background(state: AppState, p: Plan) -> None:
+async def _run_background(state: ModelContext, p: Plan) -> None:
     store = _store(state)
     running = response_object(p, "in_progress")
     if not await asyncio.to_thread(store.responses.update, p.id, ("queued",), running):
@@ -471,7 +471,7 @@ async def _run_background(state: AppState, p: Plan) -> None:
     await asyncio.to_thread(store.responses.update, p.id, ("in_progress",), obj, turn)
 
 
-async def cancel(state: AppState, response_id: str) -> dict[str, Any]:
+async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     """Cancel a queued or running background response (finished ones are returned as is)."""
     obj, changed = await asyncio.to_thread(_store(state).responses.cancel, response_id)
     task = _RUNNING.get(response_id)
@@ -480,7 +480,7 @@ async def cancel(state: AppState, response_id: str) -> dict[str, Any]:
     return obj
 
 
-async def delete(state: AppState, response_id: str) -> None:
+async def delete(state: Server | ModelContext, response_id: str) -> None:
     """Delete a stored response, stopping it first if it runs in the background."""
     await asyncio.to_thread(_store(state).responses.delete, response_id)
     task = _RUNNING.get(response_id)
@@ -488,11 +488,11 @@ async def delete(state: AppState, response_id: str) -> None:
         task.cancel()
 
 
-async def retrieve(state: AppState, response_id: str) -> dict[str, Any]:
+async def retrieve(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     return await asyncio.to_thread(_store(state).responses.get, response_id)
 
 
-async def input_items_page(state: AppState, response_id: str, limit: int, after: str | None,
-                           order: str) -> tuple[list[dict[str, Any]], bool]:
+async def input_items_page(state: Server | ModelContext, response_id: str, limit: int,
+                           after: str | None, order: str) -> tuple[list[dict[str, Any]], bool]:
     return await asyncio.to_thread(_store(state).responses.input_items, response_id, limit,
                                    after, order)
