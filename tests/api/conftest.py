@@ -9,7 +9,6 @@ import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -72,9 +71,17 @@ class Api:
         return await self.client.post(path, json=body, **kw)
 
 
+@pytest.fixture(scope="session")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One app for the session (building it reads the contract: seconds); each test runs its
+    own lifespan, so each gets a fresh server state and engine."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("afm-data"), grammar_constraints=False,
+                        webui=False, no_speech=True, queue_timeout=2.0)
+    return create_app(settings)
+
+
 @pytest.fixture
-async def api(tmp_path: Path, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
-              ) -> AsyncIterator[Api]:
+async def api(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Api]:
     engine = ScriptedEngine(tokenizer, vocab_size=len(tokenizer))
     engine.eos_token_ids = set(tokenizer.eos_token_ids)
 
@@ -82,9 +89,7 @@ async def api(tmp_path: Path, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
         return model_pool.LoadedModel(entry, engine, None, "hermes")  # type: ignore[arg-type]
 
     monkeypatch.setattr(model_pool, "load_model", load)
-    settings = Settings(data_dir=tmp_path, grammar_constraints=False, webui=False,
-                        no_speech=True, queue_timeout=2.0)
-    async with lifespan(create_app(settings)) as app:
-        transport = httpx.ASGITransport(app=app)
+    async with lifespan(app) as served:
+        transport = httpx.ASGITransport(app=served)
         async with httpx.AsyncClient(transport=transport, base_url="http://afm.test") as client:
             yield Api(client, engine)
