@@ -10,14 +10,13 @@ conversation twice: followed by the new items, and followed by a sentinel messag
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from serving import ids
 from serving.errors import InvalidRequest
-from serving.prepare import ChatSpec, normalise_messages, template_kwargs
+from serving.prepare import Render, normalise_messages
 from serving.response_output import call_name
 from serving.sealed import unseal
 from serving.toolspec import text_only
@@ -175,6 +174,12 @@ def turn_end(state: ModelContext) -> str | None:
     return text[at + len(SENTINEL):] or None if at >= 0 else None
 
 
+def turn_end_tokens(state: ModelContext) -> tuple[str | None, list[int] | None]:
+    """:func:`turn_end` and its tokens (blocking: run it off the event loop)."""
+    end = turn_end(state)
+    return end, (state.require_engine().encode(end) if end is not None else None)
+
+
 def _common_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
     i = 0
@@ -183,29 +188,33 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-async def continued_tokens(state: ModelContext, spec: ChatSpec, history_end: int, previous: Turn,
-                           key: str) -> list[int] | None:
-    """The stored turn's tokens + the new items' rendering, or None when the template does
-    not render the stored conversation as a prefix of the new one (then the caller keeps the
-    re-rendered prompt)."""
-    if previous.context_tokens is None or previous.render_key != key:
-        return None
-    kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
-    tools = spec.active_tools
-    sentinel = [{"role": "user", "content": SENTINEL}]
+@dataclass(frozen=True)
+class Continuation:
+    """A stored turn to continue on (a :class:`serving.prepare.Prefix`): its context
+    ``tokens`` stand for ``history`` as rendered, closed by the template's end of turn."""
 
-    def split() -> str | None:
-        end = turn_end(state)
-        full = _render(state, spec.messages, tools, kwargs, True)
-        probe = _render(state, spec.messages[:history_end] + sentinel, tools, kwargs, False)
-        if end is None or SENTINEL not in probe:
-            return None
-        cut = probe.rfind(end, 0, probe.index(SENTINEL))
-        if cut < 0 or _common_prefix(full, probe) < cut + len(end):
-            return None
-        return full[cut + len(end):]
+    tokens: list[int]
+    history: list[dict[str, Any]]
+    end: str
 
-    tail = await asyncio.to_thread(split)
-    if tail is None:
+    def tail(self, full: str, render: Render) -> str | None:
+        """What ``full`` (the whole conversation rendered) adds after the stored turn, found
+        by rendering the history followed by a sentinel message; None when the template does
+        not render the stored conversation as a prefix of the new one."""
+        probe = render([*self.history, {"role": "user", "content": SENTINEL}], False)
+        if SENTINEL not in probe:
+            return None
+        cut = probe.rfind(self.end, 0, probe.index(SENTINEL))
+        if cut < 0 or _common_prefix(full, probe) < cut + len(self.end):
+            return None
+        return full[cut + len(self.end):]
+
+
+def continuation(previous: Turn | None, key: str, history: list[dict[str, Any]],
+                 end: str | None) -> Continuation | None:
+    """The stored turn as a prefix to continue on, when it kept its tokens and was rendered
+    the same way (``key``)."""
+    if (previous is None or previous.context_tokens is None or previous.render_key != key
+            or end is None):
         return None
-    return previous.context_tokens + state.require_engine().encode(tail)
+    return Continuation(previous.context_tokens, history, end)

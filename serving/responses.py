@@ -24,11 +24,11 @@ from serving import ids, sealed
 from serving.context import current_request_id, lease_scope
 from serving.conversation import (
     Turn,
-    continued_tokens,
+    continuation,
     input_items,
     item_messages,
     render_key,
-    turn_end,
+    turn_end_tokens,
 )
 from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
 from serving.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
@@ -177,6 +177,7 @@ class Plan:
     stream: bool
     tool_names: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     seal_key: bytes | None = None  # set when reasoning items carry encrypted_content
+    turn_end_tokens: list[int] | None = None  # the template's end of an assistant turn
 
     def builder(self) -> OutputBuilder:
         return OutputBuilder(self.tool_names, self.seal_key)
@@ -212,45 +213,26 @@ async def plan(state: ModelContext, req: CreateResponseRequest, request_id: str,
         warnings=warnings)
     key = render_key(state.model_id, req.instructions, spec.active_tools,
                      template_kwargs(state, effort, None))
+    end, end_tokens = await asyncio.to_thread(turn_end_tokens, state)
+    prefix = continuation(previous, key, head + history, end)
     auto = plain(req.truncation) == "auto"
     while True:
         try:
-            prepared = await prepare(state, spec, request_id)
+            prepared = await prepare(state, spec, request_id, prefix)
             break
         except InvalidRequest as exc:
             if not (auto and exc.code == "context_length_exceeded" and len(spec.messages) >
                     len(head) + 1):
                 raise
             spec.messages = head + spec.messages[len(head) + 1:]  # drop the oldest item
-            history = history[1:] if history else history
-            previous = None  # the stored prefix no longer applies
-    if previous is not None and len(spec.messages) == len(head) + len(history) + len(
-            new_messages):
-        tokens = await continued_tokens(state, spec, len(head) + len(history), previous, key)
-        if tokens is not None:
-            _use_prompt(state, prepared, tokens)
+            prefix = None  # the stored prefix no longer applies
     return Plan(id=ids.new_id("resp_"), created_at=ids.now(), model=state.model_id,
                 settings=settings(req), input_items=items,
                 messages=spec.messages[len(head):], prepared=prepared, render_key=key,
                 store=req.store is not False, background=bool(req.background),
                 stream=bool(req.stream), tool_names=names,
                 seal_key=sealed.key(state) if ENCRYPTED_REASONING in (req.include or [])
-                else None)
-
-
-def _use_prompt(state: ModelContext, prepared: Prepared, tokens: list[int]) -> None:
-    """Run ``tokens`` (the cached conversation + the new items) instead of the re-rendered
-    prompt, with the output limit capped by the room they leave."""
-    engine = state.require_engine()
-    room = engine.max_context - len(tokens)
-    if room <= 0:
-        raise InvalidRequest(f"The conversation has {len(tokens)} tokens, which leaves no room "
-                             f"in the model's {engine.max_context}-token context",
-                             param="input", code="context_length_exceeded")
-    request = prepared.request
-    request.params = dataclasses.replace(request.params,
-                                         max_tokens=min(request.params.max_tokens, room))
-    request.prompt_tokens = tokens
+                else None, turn_end_tokens=end_tokens)
 
 
 # ---------------------------------------------------------------- shapers
@@ -298,14 +280,12 @@ def _outcome(state: ModelContext, p: Plan, builder: OutputBuilder, end: Final | 
     turn = None
     if isinstance(end, Final) and status in ("completed", "incomplete"):
         context = None
-        if end.text_exact:  # no stop string cut the text: its tokens are what the turn says
-            engine = state.require_engine()
+        # no stop string cut the text: its tokens are what the turn says
+        if end.text_exact and p.turn_end_tokens is not None:
             out = list(output_tokens)
-            if out and out[-1] in engine.eos_token_ids:
+            if out and out[-1] in state.require_engine().eos_token_ids:
                 out.pop()
-            close = turn_end(state)
-            if close is not None:
-                context = p.prepared.request.prompt_tokens + out + engine.encode(close)
+            context = p.prepared.request.prompt_tokens + out + p.turn_end_tokens
         turn = Turn(messages=p.messages + assistant_messages(builder.items),
                     render_key=p.render_key, context_tokens=context)
     return Outcome(obj, turn)
