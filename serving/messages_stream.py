@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from engine.output import Delta
 from serving import sealed
 from serving.context import current_request_id
-from serving.driver import Failed, Final, Generation, Start, Step, encode, with_heartbeat
+from serving.driver import Failed, Final, Generation, Start, Step, encode
 from serving.messages import message, stop_reason, tool_use_id, usage
 from serving.prepare import Prepared
 from serving.sealed import seal
@@ -36,10 +36,6 @@ async def stream(state: ModelContext, p: Prepared, omit_thinking: bool = False
     encoder = MessageEncoder(message(state, [], None, None, {}),
                              _Blocks(sealed.key(state), omit_thinking))
     return encode(generation, encoder, p.request.request_id, heartbeat=PING_SECONDS)
-
-
-with_pings = with_heartbeat
-"""The steps, with None whenever ``every`` seconds pass without one."""
 
 
 class _Blocks:

@@ -147,14 +147,32 @@ async def test_encode_closes_the_engine_stream() -> None:
     assert closed == [True]
 
 
-async def test_heartbeat_fills_quiet_stretches() -> None:
-    async def slow() -> Any:
-        yield Start(1)
-        await asyncio.sleep(0.25)
-        yield Start(2)
+async def test_pings_fill_quiet_stretches() -> None:
+    """`with_heartbeat` yields None (a ping) for each quiet stretch and closes what it reads
+    (moved here from test_compat_messages: it needs no server)."""
+    closed = []
 
-    got = [e async for e in with_heartbeat(slow(), 0.05)]
-    assert got[0] == Start(1) and got[-1] == Start(2) and None in got
+    async def slow() -> Any:
+        try:
+            yield "a"
+            await asyncio.sleep(0.35)
+            yield "b"
+            await asyncio.sleep(60)
+            yield "never"
+        finally:
+            closed.append(True)
+
+    source = slow()
+    got = []
+    pinged = with_heartbeat(source, 0.1)  # type: ignore[arg-type]
+    async for item in pinged:
+        got.append(item)
+        if item is None and "b" in got:  # quiet again, a read of `source` pending: leave
+            break
+    assert got[0] == "a" and got[-2:] == ["b", None] and 2 <= got.count(None) <= 5
+    assert set(got[1:-2]) == {None}
+    await pinged.aclose()  # cancels the pending read, which closes the source
+    assert closed == [True]
     assert [e async for e in with_heartbeat(replay([1, 2]), None)] == [1, 2]  # type: ignore
 
 
