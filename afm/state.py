@@ -5,7 +5,6 @@ file/batch store and its worker. Created in the app's lifespan; handlers reach i
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import os
 import platform
@@ -13,12 +12,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afm.context import lease_scope, note_usage
+from afm.context import lease_scope
 from afm.drain import Drain
 from afm.errors import NotFound, ServiceUnavailable
 from afm.model_catalog import DEFAULT_MODEL_ID, chat_catalogue, model_id_for
 from afm.model_pool import ModelPool
 from afm.settings import Settings
+from serving.model_context import ModelContext
 
 if TYPE_CHECKING:
     from afm.batch_worker import BatchWorker
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from afm.storage import Store
     from engine.chat_engine import ChatEngine
     from engine.embeddings import EmbeddingModel
-    from engine.grammar import GrammarCompilerCache
     from engine.speech import SpeechBackend
 
 log = logging.getLogger("afm")
@@ -63,17 +62,15 @@ def embedding_catalogue(extra: list[str]) -> tuple[dict[str, str], dict[str, str
 class AppState:
     """Everything a handler needs, owned by one server process.
 
-    The server's own state has no chat model bound (``engine`` is None); a request gets a
-    shallow copy bound to the model it names from :meth:`for_model`, which serving reads as
-    ``engine``, ``grammar``, ``tool_format`` and ``model_id``.
+    It is the process registry serving reads as its :class:`serving.model_context.Server`; a
+    request gets a frozen :class:`~serving.model_context.ModelContext` bound to the chat model
+    it names from :meth:`for_model`.
     """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.started_at = int(time.time())
         self.pool = ModelPool(settings, chat_catalogue(settings.models, settings.models_dir))
-        self.engine: ChatEngine | None = None
-        self.grammar: GrammarCompilerCache | None = None
         self.tool_format = settings.tool_call_parser or "hermes"
         self.model_id = self.pool.default.id
         self.backend_available = False
@@ -107,20 +104,17 @@ class AppState:
             self.backend_detail = None
         await self._start_batches()
 
-    async def for_model(self, name: str | None, *, new_request: bool = True) -> AppState:
+    async def for_model(self, name: str | None, *, new_request: bool = True) -> ModelContext:
         """This state as a request for chat model ``name`` sees it: bound to that model,
         loaded if needed and leased until the request ends (404 model_not_found for an unknown
         name among several models; 503 when it cannot be loaded or no room frees). On a
-        backend that cannot serve, the unbound state (whose require_engine answers 503).
+        backend that cannot serve, an unbound context (whose require_engine answers 503).
         ``new_request=False``: a further hold for a request already routed (not counted again
         in afm:model_requests_total)."""
         if not self.backend_available:
-            return self
+            return ModelContext(self, self.model_id, tool_format=self.tool_format)
         model = await self.pool.acquire(name, new_request=new_request)
-        view = copy.copy(self)
-        view.engine, view.grammar = model.engine, model.grammar
-        view.tool_format, view.model_id = model.tool_format, model.id
-        return view
+        return ModelContext(self, model.id, model.engine, model.grammar, model.tool_format)
 
     def cancel(self, request_id: str) -> bool:
         """Cancel an in-flight generation on whichever loaded model runs it."""
@@ -172,13 +166,9 @@ class AppState:
 
     # ------------------------------------------------------------------ accessors
     def require_engine(self) -> ChatEngine:
-        """The bound chat model's engine, or 503 when the backend cannot serve on this host."""
-        if self.engine is None:
-            raise ServiceUnavailable(
-                f"The {self.settings.backend} backend is unavailable: {self.backend_detail}",
-                type="backend_unavailable", code="backend_unavailable")
-        note_usage(model=self.model_id)  # the access log's model
-        return self.engine
+        """503 when the backend cannot serve on this host (the process state binds no chat
+        model: a request's :meth:`for_model` context does)."""
+        return ModelContext(self, self.model_id).require_engine()
 
     def embedding_id(self, name: str) -> str | None:
         """The id of the embedding model served as ``name`` (an id or alias), else None."""
@@ -236,13 +226,10 @@ class AppState:
         }
 
     def weights_choice(self) -> dict[str, Any] | None:
-        """What the CPU weight policy chose for the bound chat model (the default model on the
-        server's own state); None while it is not loaded."""
-        engine = self.engine
-        if engine is None:
-            default = self.pool.loaded(self.model_id)
-            engine = default.engine if default is not None else None
-        return engine.weights_choice.as_dict() if engine is not None else None
+        """What the CPU weight policy chose for the default model; None while it is not
+        loaded."""
+        default = self.pool.loaded(self.model_id)
+        return default.engine.weights_choice.as_dict() if default is not None else None
 
 
 def get_state() -> AppState:

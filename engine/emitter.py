@@ -96,6 +96,8 @@ class EventEmitter:
         if token in self.eos_token_ids and not params.ignore_eos:
             reason = "stop"
         else:
+            if token in self.token_table.special_ids:
+                seq.hidden_token = True
             text = seq.stops.feed(seq.detok.add(token))
             if seq.stops.stopped:
                 reason = "stop"
@@ -150,6 +152,7 @@ class EventEmitter:
             if not seq.stops.stopped:
                 text += seq.stops.feed(seq.detok.flush())
             text += seq.stops.flush()
+        stops = seq.stops
         end = time.perf_counter()
         stats = request_stats(seq, end)
         seq.cache = None
@@ -162,9 +165,18 @@ class EventEmitter:
                 finish_reason=reason,
                 stats=stats,
                 error=seq.error if reason == "error" else None,
+                stop_sequence=stops.matched if stops is not None else None,
+                text_exact=text_exact(seq, self.token_table),
             )
         )
         observe(seq, reason, stats, end)
+
+
+def text_exact(seq: Sequence, table: TokenTable) -> bool:
+    """Whether the request's text is exactly its tokens' decoding (less an ending EOS): no
+    stop string cut it, no hidden token was dropped, and the vocabulary's bytes are known."""
+    return (table.kind != "naive" and not seq.hidden_token
+            and not (seq.stops is not None and seq.stops.stopped))
 
 
 def request_stats(seq: Sequence, end: float) -> GenerationStats:

@@ -49,6 +49,7 @@ class Sequence:
     finished: bool = False
     error: str | None = None  # set when a per-row callback failed during a step
     pre_accepted: bool = False  # the last token already reached row state and grammar
+    hidden_token: bool = False  # a token the detokenizer drops (not the ending EOS) was made
 
     @property
     def prompt(self) -> list[int]:

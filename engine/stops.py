@@ -3,7 +3,7 @@
 :class:`StopMatcher` receives decoded text piece by piece and returns only text that can never
 become part of a stop string: it holds back the longest tail that is a prefix of some stop string,
 and when a stop string completes it returns the text before it and reports the stop. The stop
-string itself is never returned.
+string itself is never returned; :attr:`StopMatcher.matched` names it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ class StopMatcher:
         self.stops = tuple(s for s in dict.fromkeys(stops) if s)
         self._pending = ""
         self.stopped = False
+        self.matched: str | None = None
 
     def feed(self, text: str) -> str:
         """Add ``text``; return what is now safe to emit. Sets :attr:`stopped` on a match."""
@@ -28,7 +29,7 @@ class StopMatcher:
         for stop in self.stops:
             idx = pending.find(stop)
             if idx != -1 and (cut == -1 or idx < cut):
-                cut = idx
+                cut, self.matched = idx, stop
         if cut != -1:
             self.stopped = True
             self._pending = ""

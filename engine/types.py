@@ -93,6 +93,9 @@ class GenerationEvent:
 
     The last event of a request has ``finish_reason`` set ("stop", "length", "cancelled" or
     "error") and ``stats`` filled; ``error`` holds a message when finish_reason is "error".
+    It also says which stop string ended the generation (``stop_sequence``, None when none
+    did) and whether the request's text is exactly what its token ids decode to, less an
+    ending EOS (``text_exact``: False when a stop string cut it or a hidden token was dropped).
     """
 
     text: str = ""
@@ -101,6 +104,8 @@ class GenerationEvent:
     finish_reason: str | None = None
     stats: GenerationStats | None = None
     error: str | None = None
+    stop_sequence: str | None = None
+    text_exact: bool = True
 
 
 class ServerBusyError(Exception):

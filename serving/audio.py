@@ -9,7 +9,6 @@ import binascii
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from afm.errors import InvalidRequest, ServiceUnavailable
 from engine.speech import (
     LanguageError,
     Segment,
@@ -20,6 +19,7 @@ from engine.speech import (
     TranscribeOptions,
     TranscriptInfo,
 )
+from serving.errors import InvalidRequest, ServiceUnavailable
 
 
 def unavailable(what: str) -> ServiceUnavailable:

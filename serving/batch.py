@@ -9,8 +9,6 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.context import lease_scope, request_id_var
-from afm.errors import ApiError, InvalidRequest, ShuttingDown
 from generated.models import (
     BatchCompletionsRequest,
     ChatCompletionRequest,
@@ -20,10 +18,12 @@ from generated.models import (
 )
 from serving import chat, completions, embeddings, responses
 from serving.chat import error_payload
+from serving.context import lease_scope, request_id_var
+from serving.errors import ApiError, InvalidRequest, ShuttingDown
 from serving.prepare import prepare
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import Server
 
 log = logging.getLogger("afm.batches")
 
@@ -31,29 +31,30 @@ BATCH_PRIORITY = 10
 """Engine priority of batch lines: interactive requests (0) go first."""
 BUSY_RETRY_DELAY = 0.5
 """Seconds before a batch line that found no free slot (server_busy) is submitted again."""
-async def run_line(state: AppState, endpoint: str, body: dict[str, Any],
+
+
+async def run_line(state: Server, endpoint: str, body: dict[str, Any],
                    request_id: str) -> dict[str, Any]:
     """One line's response body, computed as the live endpoint computes it."""
     body = dict(body, stream=False)
-    if endpoint != "/v1/embeddings":
-        state = await state.for_model(body.get("model"))
-    if endpoint == "/v1/chat/completions":
-        spec = chat.to_spec(ChatCompletionRequest.model_validate(body), priority=BATCH_PRIORITY)
-        return await chat.complete(state, await prepare(state, spec, request_id))
-    if endpoint == "/v1/completions":
-        request = await completions.to_request(
-            state, CompletionRequest.model_validate(body), request_id, priority=BATCH_PRIORITY)
-        return await completions.complete(state, request)
     if endpoint == "/v1/embeddings":
         payload, _ = await embeddings.embed(state, EmbeddingRequest.model_validate(body))
         return payload
+    model = await state.for_model(body.get("model"))
+    if endpoint == "/v1/chat/completions":
+        spec = chat.to_spec(ChatCompletionRequest.model_validate(body), priority=BATCH_PRIORITY)
+        return await chat.complete(model, await prepare(model, spec, request_id))
+    if endpoint == "/v1/completions":
+        request = await completions.to_request(
+            model, CompletionRequest.model_validate(body), request_id, priority=BATCH_PRIORITY)
+        return await completions.complete(model, request)
     if endpoint == "/v1/responses":
         req = CreateResponseRequest.model_validate(dict(body, background=False))
-        return await responses.create(state, req, request_id, priority=BATCH_PRIORITY)
+        return await responses.create(model, req, request_id, priority=BATCH_PRIORITY)
     raise InvalidRequest(f"Unsupported batch endpoint {endpoint}")
 
 
-async def execute_line(state: AppState, endpoint: str, body: dict[str, Any],
+async def execute_line(state: Server, endpoint: str, body: dict[str, Any],
                        request_id: str) -> tuple[int, dict[str, Any]]:
     """Run one line; returns (status, response body or error envelope).
 
@@ -93,7 +94,7 @@ def _as_chunk(custom_id: str, result: dict[str, Any]) -> dict[str, Any]:
             "usage": result["usage"]}
 
 
-def batch_completions(state: AppState, req: BatchCompletionsRequest
+def batch_completions(state: Server, req: BatchCompletionsRequest
                       ) -> AsyncIterator[dict[str, Any]]:
     """Run the requests together; each finished one becomes an event (a chunk, or a
     `batch.error` with its status) as soon as it is done. One failure never stops the others."""
@@ -106,7 +107,7 @@ def batch_completions(state: AppState, req: BatchCompletionsRequest
     return _multiplex(state, req, parent)
 
 
-async def _multiplex(state: AppState, req: BatchCompletionsRequest,
+async def _multiplex(state: Server, req: BatchCompletionsRequest,
                      parent: str) -> AsyncIterator[dict[str, Any]]:
     queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 

@@ -3,36 +3,31 @@
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id
-from afm.errors import InvalidRequest
 from engine.output import Delta
 from engine.types import GenerationStats, TokenLogprob
 from generated.models import ChatCompletionRequest
 from serving import ids
+from serving.context import current_request_id
+from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
 from serving.prepare import ChatSpec, Prepared
-from serving.run import OpenedGeneration, finish_reason, generate_all
+from serving.run import finish_reason
 from serving.sampling import SamplingFields
+from serving.toolspec import text_only
 from serving.usage import PROFILE_MODES, afm_profile, timings, usage
 from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
-    from afm.state import AppState
-
-log = logging.getLogger("afm.chat")
-
+    from serving.model_context import ModelContext
 
 # ---------------------------------------------------------------- translator
 def _part_text(part: Any, where: str) -> str:
     part = unwrap(part)
     if part.type == "text":
         return part.text
-    raise InvalidRequest(
-        f"{where} is an '{part.type}' part, but the loaded model takes text only; remove the "
-        "part or run a multimodal model", param=where)
+    raise text_only(part.type, where)
 
 
 def template_messages(messages: list[Any]) -> list[dict[str, Any]]:
@@ -110,14 +105,14 @@ def error_payload(message: str, type: str = "internal_error") -> dict[str, Any]:
     return {"message": message, "type": type, "code": None, "request_id": current_request_id()}
 
 
-def _header(state: AppState) -> dict[str, Any]:
+def _header(state: ModelContext) -> dict[str, Any]:
     return {"created": ids.now(), "model": state.model_id,
             "system_fingerprint": ids.fingerprint(state.model_id)}
 
 
-async def complete(state: AppState, p: Prepared, profile: str = "") -> dict[str, Any]:
+async def complete(state: ModelContext, p: Prepared, profile: str = "") -> dict[str, Any]:
     """Run a chat request to the end and shape the `chat.completion` object."""
-    done = await generate_all(state.require_engine(), p.request, state.settings.queue_timeout)
+    done = await collect(state.require_engine(), p.request, state.settings.queue_timeout)
     parser = p.output_parser()
     parser.feed(done.text)
     final = parser.finish(truncated=done.finish_reason == "length")
@@ -133,7 +128,7 @@ async def complete(state: AppState, p: Prepared, profile: str = "") -> dict[str,
             "message": message,
             "logprobs": ({"content": [logprob_json(lp) for lp in done.logprobs]}
                          if p.logprobs else None),
-            "finish_reason": finish_reason(done.final.finish_reason, bool(final.tool_calls)),
+            "finish_reason": finish_reason(done.finish_reason, bool(final.tool_calls)),
         }],
         "usage": usage(done.stats),
         "timings": timings(done.stats),
@@ -162,61 +157,81 @@ def delta_json(delta: Delta) -> dict[str, Any]:
     return out
 
 
-async def stream(state: AppState, p: Prepared, *, with_usage: bool = True,
+async def stream(state: ModelContext, p: Prepared, *, with_usage: bool = True,
                  profile: str = "") -> AsyncIterator[dict[str, Any]]:
     """Admit the request (503 surfaces here, before any output), then return the
     `chat.completion.chunk` events; errors after that become an error chunk."""
-    opened = await OpenedGeneration.open(state.require_engine(), p.request,
-                                         state.settings.queue_timeout, p.output_parser())
-    return _chunks(state, p, opened, with_usage, profile)
+    generation = await Generation.open(state.require_engine(), p.request,
+                                       state.settings.queue_timeout, p.output_parser())
+    encoder = ChunkEncoder(_header(state), p.logprobs, with_usage,
+                           (lambda stats: afm_profile(state, stats, profile))
+                           if profile in PROFILE_MODES else None)
+    return encode(generation, encoder, p.request.request_id)
 
 
-async def _chunks(state: AppState, p: Prepared, opened: OpenedGeneration, with_usage: bool,
-                  profile: str) -> AsyncIterator[dict[str, Any]]:
-    base = {"id": ids.new_id("chatcmpl-"), "object": "chat.completion.chunk", **_header(state)}
+class ChunkEncoder:
+    """The driver's events as `chat.completion.chunk` objects: a role chunk, one chunk per
+    delta (logprobs on the first of a step), the finish chunk (an error chunk when the engine
+    failed), then the usage chunk and the X-AFM-Profile chunk when asked for."""
 
-    def chunk(delta: dict[str, Any], finish: str | None = None,
+    def __init__(self, header: dict[str, Any], logprobs: bool, with_usage: bool = True,
+                 profile: Callable[[GenerationStats], dict[str, Any]] | None = None) -> None:
+        self.base = {"id": ids.new_id("chatcmpl-"), "object": "chat.completion.chunk",
+                     **header}
+        self.logprobs = logprobs
+        self.with_usage = with_usage
+        self.profile = profile
+        self.has_calls = self.has_content = False
+
+    def chunk(self, delta: dict[str, Any], finish: str | None = None,
               logprobs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        lps = {"content": logprobs or []} if p.logprobs else None
-        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": lps,
-                                     "finish_reason": finish}]}
+        lps = {"content": logprobs or []} if self.logprobs else None
+        return {**self.base, "choices": [{"index": 0, "delta": delta, "logprobs": lps,
+                                          "finish_reason": finish}]}
 
-    def error_chunk(content: str, error: dict[str, Any]) -> dict[str, Any]:
-        return {**base, "choices": [{"index": 0, "delta": {"content": content},
-                                     "logprobs": None, "finish_reason": "error"}],
+    def error_chunk(self, content: str, error: dict[str, Any]) -> dict[str, Any]:
+        return {**self.base, "choices": [{"index": 0, "delta": {"content": content},
+                                          "logprobs": None, "finish_reason": "error"}],
                 "error": error}
 
-    has_calls = has_content = False
-    try:
+    def start(self, event: Start) -> list[dict[str, Any]]:
         # content null until text comes: a calls-only turn accumulates to content null, as
         # the JSON reply has it
-        yield chunk({"role": "assistant", "content": None})
-        final = None
-        async for step in opened.steps():
-            lps = [logprob_json(lp) for lp in step.logprobs]
-            for i, delta in enumerate(step.deltas):
-                has_calls = has_calls or delta.tool_call is not None
-                has_content = has_content or delta.content is not None
-                yield chunk(delta_json(delta), logprobs=lps if i == 0 else None)
-            if lps and not step.deltas:
-                yield chunk({}, logprobs=lps)
-            final = step.final
-        assert final is not None
-        stats = final.stats or GenerationStats()
-        if final.finish_reason == "error":
-            log.error("request %s failed mid-stream: %s", p.request.request_id, final.error)
-            yield error_chunk(f"[error] {final.error}",
-                              error_payload(f"Generation failed: {final.error}"))
-        else:
-            # an empty answer without calls: content "", as in the JSON reply
-            yield chunk({} if has_calls or has_content else {"content": ""},
-                        finish_reason(final.finish_reason, has_calls))
-        if with_usage:
-            yield {**base, "choices": [], "usage": usage(stats), "timings": timings(stats)}
-        if profile in PROFILE_MODES:
-            yield {**base, "choices": [], "afm_profile": afm_profile(state, stats, profile)}
-    except Exception as exc:  # noqa: BLE001 - an error after 200 becomes an error chunk
-        log.exception("request %s: stream failed", p.request.request_id)
-        yield error_chunk("[error] internal error", error_payload(str(exc)))
-    finally:
-        await opened.aclose()
+        return [self.chunk({"role": "assistant", "content": None})]
+
+    def step(self, event: Step) -> list[dict[str, Any]]:
+        lps = [logprob_json(lp) for lp in event.logprobs]
+        out = []
+        for i, delta in enumerate(event.deltas):
+            self.has_calls = self.has_calls or delta.tool_call is not None
+            self.has_content = self.has_content or delta.content is not None
+            out.append(self.chunk(delta_json(delta), logprobs=lps if i == 0 else None))
+        if lps and not event.deltas:
+            out.append(self.chunk({}, logprobs=lps))
+        return out
+
+    def _tail(self, stats: GenerationStats) -> list[dict[str, Any]]:
+        out = []
+        if self.with_usage:
+            out.append({**self.base, "choices": [], "usage": usage(stats),
+                        "timings": timings(stats)})
+        if self.profile is not None:
+            out.append({**self.base, "choices": [], "afm_profile": self.profile(stats)})
+        return out
+
+    async def final(self, event: Final) -> list[dict[str, Any]]:
+        # an empty answer without calls: content "", as in the JSON reply
+        empty = {} if self.has_calls or self.has_content else {"content": ""}
+        return [self.chunk(empty, finish_reason(event.finish_reason, self.has_calls)),
+                *self._tail(event.stats)]
+
+    async def failed(self, event: Failed) -> list[dict[str, Any]]:
+        return [self.error_chunk(f"[error] {event.message}",
+                                 error_payload(f"Generation failed: {event.message}")),
+                *self._tail(event.stats)]
+
+    def crashed(self, exc: Exception) -> list[dict[str, Any]]:
+        return [self.error_chunk("[error] internal error", error_payload(str(exc)))]
+
+    def ping(self) -> list[dict[str, Any]]:
+        return []

@@ -7,21 +7,21 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest
 from engine.types import GenerationRequest, GenerationStats, TokenLogprob
 from generated.models import CompletionRequest
 from serving import ids
 from serving.chat import error_payload
-from serving.run import OpenedGeneration, generate_all
+from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
+from serving.errors import InvalidRequest
 from serving.sampling import SamplingFields, sampling_params
 from serving.usage import timings, usage
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 
-async def to_request(state: AppState, req: CompletionRequest, request_id: str, *,
+async def to_request(state: ModelContext, req: CompletionRequest, request_id: str, *,
                      priority: int = 0) -> GenerationRequest:
     """The translator: tokenise the prompt and merge sampling fields (400 when refused)."""
     engine = state.require_engine()
@@ -57,63 +57,75 @@ def legacy_logprobs(lps: list[TokenLogprob], offset0: int) -> dict[str, Any]:
             "text_offset": offsets}
 
 
-def _base(state: AppState) -> dict[str, Any]:
+def _base(state: ModelContext) -> dict[str, Any]:
     return {"id": ids.new_id("cmpl-"), "object": "text_completion", "created": ids.now(),
             "model": state.model_id, "system_fingerprint": ids.fingerprint(state.model_id)}
 
 
-async def complete(state: AppState, request: GenerationRequest) -> dict[str, Any]:
+async def complete(state: ModelContext, request: GenerationRequest) -> dict[str, Any]:
     """Run to the end and shape the `text_completion` object."""
-    done = await generate_all(state.require_engine(), request, state.settings.queue_timeout)
+    done = await collect(state.require_engine(), request, state.settings.queue_timeout)
     return {
         **_base(state),
         "choices": [{"index": 0, "text": done.text,
                      "logprobs": (legacy_logprobs(done.logprobs, 0) if request.params.logprobs
                                   else None),
-                     "finish_reason": done.final.finish_reason}],
+                     "finish_reason": done.finish_reason}],
         "usage": usage(done.stats), "timings": timings(done.stats),
     }
 
 
-async def stream(state: AppState, request: GenerationRequest, *,
+async def stream(state: ModelContext, request: GenerationRequest, *,
                  with_usage: bool = True) -> AsyncIterator[dict[str, Any]]:
     """Admit the request (503 surfaces here), then return its stream events."""
-    opened = await OpenedGeneration.open(state.require_engine(), request,
-                                         state.settings.queue_timeout)
-    return _chunks(state, request, opened, with_usage)
+    generation = await Generation.open(state.require_engine(), request,
+                                       state.settings.queue_timeout)
+    encoder = CompletionEncoder(_base(state), request.params.logprobs, with_usage)
+    return encode(generation, encoder, request.request_id)
 
 
-async def _chunks(state: AppState, request: GenerationRequest, opened: OpenedGeneration,
-                  with_usage: bool) -> AsyncIterator[dict[str, Any]]:
-    base = _base(state)
+class CompletionEncoder:
+    """The driver's events as `text_completion` stream objects: one per piece of text (with
+    its logprobs in column layout), the finish (or error) chunk, then the usage chunk."""
 
-    def chunk(text: str, finish: str | None, lps: dict[str, Any] | None) -> dict[str, Any]:
-        return {**base, "choices": [{"index": 0, "text": text, "logprobs": lps,
-                                     "finish_reason": finish}]}
+    def __init__(self, base: dict[str, Any], logprobs: bool, with_usage: bool = True) -> None:
+        self.base = base
+        self.logprobs = logprobs
+        self.with_usage = with_usage
+        self.offset = 0
 
-    def error_chunk(text: str, message: str) -> dict[str, Any]:
-        return {**base, "choices": [{"index": 0, "text": text, "logprobs": None,
-                                     "finish_reason": "error"}],
+    def chunk(self, text: str, finish: str | None, lps: dict[str, Any] | None
+              ) -> dict[str, Any]:
+        return {**self.base, "choices": [{"index": 0, "text": text, "logprobs": lps,
+                                          "finish_reason": finish}]}
+
+    def error_chunk(self, text: str, message: str) -> dict[str, Any]:
+        return {**self.base, "choices": [{"index": 0, "text": text, "logprobs": None,
+                                          "finish_reason": "error"}],
                 "error": error_payload(message)}
 
-    offset = 0
-    try:
-        final = None
-        async for step in opened.steps():
-            final, text = step.final, step.text
-            lps = legacy_logprobs(step.logprobs, offset) if request.params.logprobs else None
-            if text or step.logprobs:
-                yield chunk(text, None, lps)
-                offset += len(text)
-        assert final is not None
-        stats = final.stats or GenerationStats()
-        if final.finish_reason == "error":
-            yield error_chunk(f"[error] {final.error}", str(final.error))
-        else:
-            yield chunk("", final.finish_reason, None)
-        if with_usage:
-            yield {**base, "choices": [], "usage": usage(stats)}
-    except Exception as exc:  # noqa: BLE001 - after 200, errors become an error chunk
-        yield error_chunk("[error] internal error", str(exc))
-    finally:
-        await opened.aclose()
+    def start(self, event: Start) -> list[dict[str, Any]]:
+        return []
+
+    def step(self, event: Step) -> list[dict[str, Any]]:
+        if not (event.text or event.logprobs):
+            return []
+        lps = legacy_logprobs(event.logprobs, self.offset) if self.logprobs else None
+        self.offset += len(event.text)
+        return [self.chunk(event.text, None, lps)]
+
+    def _usage(self, stats: GenerationStats) -> list[dict[str, Any]]:
+        return [{**self.base, "choices": [], "usage": usage(stats)}] if self.with_usage else []
+
+    async def final(self, event: Final) -> list[dict[str, Any]]:
+        return [self.chunk("", event.finish_reason, None), *self._usage(event.stats)]
+
+    async def failed(self, event: Failed) -> list[dict[str, Any]]:
+        return [self.error_chunk(f"[error] {event.message}", event.message),
+                *self._usage(event.stats)]
+
+    def crashed(self, exc: Exception) -> list[dict[str, Any]]:
+        return [self.error_chunk("[error] internal error", str(exc))]
+
+    def ping(self) -> list[dict[str, Any]]:
+        return []

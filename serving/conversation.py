@@ -10,20 +10,20 @@ conversation twice: followed by the new items, and followed by a sentinel messag
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest
 from serving import ids
-from serving.prepare import ChatSpec, normalise_messages, template_kwargs
+from serving.errors import InvalidRequest
+from serving.prepare import Render, normalise_messages
 from serving.response_output import call_name
 from serving.sealed import unseal
+from serving.toolspec import text_only
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 TEXT_PARTS = ("input_text", "output_text", "text", "reasoning_text", "summary_text")
 ITEM_PREFIX = {"message": "msg_", "function_call": "fc_", "function_call_output": "fco_",
@@ -49,9 +49,7 @@ def _parts_text(parts: Any, where: str) -> str:
     for j, part in enumerate(parts):
         kind = part.get("type")
         if kind not in TEXT_PARTS:
-            raise InvalidRequest(f"{where}[{j}] is an '{kind}' part, but the loaded model takes "
-                                 "text only; remove the part or run a multimodal model",
-                                 param=f"{where}[{j}].type")
+            raise text_only(kind, f"{where}[{j}]", f"{where}[{j}].type")
         if not isinstance(part.get("text"), str):
             raise InvalidRequest(f"{where}[{j}] ({kind}) needs 'text'", param=f"{where}[{j}]")
         texts.append(part["text"])
@@ -159,7 +157,7 @@ def render_key(model: str, instructions: str | None, tools: list[dict[str, Any]]
     return json.dumps([model, instructions, tools, kwargs], sort_keys=True)
 
 
-def _render(state: AppState, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+def _render(state: ModelContext, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
             kwargs: dict[str, Any], add_generation_prompt: bool) -> str:
     from engine.templating import render_prompt
 
@@ -168,12 +166,18 @@ def _render(state: AppState, messages: list[dict[str, Any]], tools: list[dict[st
                          kwargs, add_generation_prompt)
 
 
-def turn_end(state: AppState) -> str | None:
+def turn_end(state: ModelContext) -> str | None:
     """The text the chat template puts after an assistant turn's content (``<|im_end|>\\n``)."""
     text = _render(state, [{"role": "user", "content": "u"},
                            {"role": "assistant", "content": SENTINEL}], None, {}, False)
     at = text.rfind(SENTINEL)
     return text[at + len(SENTINEL):] or None if at >= 0 else None
+
+
+def turn_end_tokens(state: ModelContext) -> tuple[str | None, list[int] | None]:
+    """:func:`turn_end` and its tokens (blocking: run it off the event loop)."""
+    end = turn_end(state)
+    return end, (state.require_engine().encode(end) if end is not None else None)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -184,29 +188,33 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-async def continued_tokens(state: AppState, spec: ChatSpec, history_end: int, previous: Turn,
-                           key: str) -> list[int] | None:
-    """The stored turn's tokens + the new items' rendering, or None when the template does
-    not render the stored conversation as a prefix of the new one (then the caller keeps the
-    re-rendered prompt)."""
-    if previous.context_tokens is None or previous.render_key != key:
-        return None
-    kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
-    tools = spec.active_tools
-    sentinel = [{"role": "user", "content": SENTINEL}]
+@dataclass(frozen=True)
+class Continuation:
+    """A stored turn to continue on (a :class:`serving.prepare.Prefix`): its context
+    ``tokens`` stand for ``history`` as rendered, closed by the template's end of turn."""
 
-    def split() -> str | None:
-        end = turn_end(state)
-        full = _render(state, spec.messages, tools, kwargs, True)
-        probe = _render(state, spec.messages[:history_end] + sentinel, tools, kwargs, False)
-        if end is None or SENTINEL not in probe:
-            return None
-        cut = probe.rfind(end, 0, probe.index(SENTINEL))
-        if cut < 0 or _common_prefix(full, probe) < cut + len(end):
-            return None
-        return full[cut + len(end):]
+    tokens: list[int]
+    history: list[dict[str, Any]]
+    end: str
 
-    tail = await asyncio.to_thread(split)
-    if tail is None:
+    def tail(self, full: str, render: Render) -> str | None:
+        """What ``full`` (the whole conversation rendered) adds after the stored turn, found
+        by rendering the history followed by a sentinel message; None when the template does
+        not render the stored conversation as a prefix of the new one."""
+        probe = render([*self.history, {"role": "user", "content": SENTINEL}], False)
+        if SENTINEL not in probe:
+            return None
+        cut = probe.rfind(self.end, 0, probe.index(SENTINEL))
+        if cut < 0 or _common_prefix(full, probe) < cut + len(self.end):
+            return None
+        return full[cut + len(self.end):]
+
+
+def continuation(previous: Turn | None, key: str, history: list[dict[str, Any]],
+                 end: str | None) -> Continuation | None:
+    """The stored turn as a prefix to continue on, when it kept its tokens and was rendered
+    the same way (``key``)."""
+    if (previous is None or previous.context_tokens is None or previous.render_key != key
+            or end is None):
         return None
-    return previous.context_tokens + state.require_engine().encode(tail)
+    return Continuation(previous.context_tokens, history, end)

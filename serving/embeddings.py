@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from afm.context import note_usage
-from afm.errors import InvalidRequest
 from generated.models import EmbeddingRequest
+from serving.context import note_usage
+from serving.errors import InvalidRequest
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import Server
 
 
 def inputs(raw: Any) -> list[str] | list[list[int]]:
@@ -34,7 +34,7 @@ def _encode(vector: np.ndarray, fmt: str) -> list[float] | str:
     return [float(x) for x in vector]
 
 
-async def embed(state: AppState, req: EmbeddingRequest) -> tuple[dict[str, Any], bool]:
+async def embed(state: Server, req: EmbeddingRequest) -> tuple[dict[str, Any], bool]:
     """The embedding list, and whether any input was truncated to the model's window."""
     model_id = state.resolve_embedding_id(req.model)
     model = await state.embedding_model(model_id)

@@ -17,20 +17,20 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest
 from engine.output import FinalOutput
-from engine.types import GenerationEvent, GenerationStats
+from engine.types import GenerationStats
 from generated.models import MessagesCountTokensRequest, MessagesRequest
 from serving import ids, sealed
+from serving.driver import Final, collect
+from serving.errors import InvalidRequest
 from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
-from serving.run import generate_all
 from serving.sampling import SamplingFields
 from serving.sealed import seal, unseal
+from serving.toolspec import function_tool, named_choice
 from serving.values import plain
 
 if TYPE_CHECKING:
-    from afm.state import AppState
-    from engine.chat_engine import ChatEngine
+    from serving.model_context import ModelContext
 
 BLOCK_SEPARATOR = "\n\n"
 """Between the text blocks of one turn (and of the system prompt) in the rendered prompt."""
@@ -213,12 +213,7 @@ def function_tools(tools: list[Any] | None,
         if tool.input_schema is None:
             raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
                                  param=f"tools[{k}].input_schema")
-        # Chat's key order: the same tool renders the same prompt on every surface.
-        function: dict[str, Any] = {"name": tool.name}
-        if tool.description is not None:
-            function["description"] = tool.description
-        function["parameters"] = plain(tool.input_schema)
-        out.append({"type": "function", "function": function})
+        out.append(function_tool(tool.name, plain(tool.input_schema), tool.description))
     return out or None
 
 
@@ -230,7 +225,7 @@ def tool_choice(choice: Any) -> tuple[str | dict[str, Any] | None, bool]:
     kind = plain(choice.type)
     parallel = choice.disable_parallel_tool_use is not True
     if kind == "tool":
-        return {"type": "function", "function": {"name": choice.name}}, parallel
+        return named_choice(choice.name), parallel
     return {"auto": "auto", "any": "required", "none": "none"}[kind], parallel
 
 
@@ -273,7 +268,7 @@ def to_spec(req: MessagesRequest, secret: bytes | None = None) -> ChatSpec:
     return spec
 
 
-async def count_tokens(state: AppState, req: MessagesCountTokensRequest) -> dict[str, Any]:
+async def count_tokens(state: ModelContext, req: MessagesCountTokensRequest) -> dict[str, Any]:
     """The prompt length of the same request sent to createMessage (rendered identically)."""
     from serving.tokens import tokenizer_engine
 
@@ -297,37 +292,19 @@ def tool_use_id(call_id: str) -> str:
     return "toolu_" + call_id.removeprefix("call_")
 
 
-def matched_stop(stops: tuple[str, ...], text: str, piece: str) -> str | None:
-    """Which stop string ended a generation whose shown text is ``text`` and whose last token
-    decodes to ``piece`` (the stop ends inside that token; the text never includes it)."""
-    if not stops or not piece or text.endswith(piece):
-        return None
-    best, best_n = None, 0
-    for stop in stops:
-        joined = text + stop
-        n = next((n for n in range(len(piece), 0, -1) if joined.endswith(piece[:n])), 0)
-        if n > best_n:
-            best, best_n = stop, n
-    return best
-
-
-def stop_reason(engine: ChatEngine, p: Prepared, text: str, final: GenerationEvent,
-                has_calls: bool) -> tuple[str, str | None]:
-    """(stop_reason, stop_sequence) for the engine's finish."""
-    reason = final.finish_reason or "stop"
-    if reason == "length":
+def stop_reason(final: Final, has_calls: bool) -> tuple[str, str | None]:
+    """(stop_reason, stop_sequence) for the engine's finish (the engine names the stop string
+    that ended it)."""
+    if final.finish_reason == "length":
         return "max_tokens", None
     if has_calls:
         return "tool_use", None
-    last = final.token_ids[-1] if final.token_ids else None
-    if reason == "stop" and last is not None and last not in engine.eos_token_ids:
-        stop = matched_stop(p.request.params.stop, text, engine.decode([last]))
-        if stop is not None:
-            return "stop_sequence", stop
+    if final.finish_reason == "stop" and final.stop_sequence is not None:
+        return "stop_sequence", final.stop_sequence
     return "end_turn", None
 
 
-def message(state: AppState, content: list[dict[str, Any]], reason: str | None,
+def message(state: ModelContext, content: list[dict[str, Any]], reason: str | None,
              stop: str | None, use: dict[str, Any]) -> dict[str, Any]:
     return {"id": ids.new_id("msg_"), "type": "message", "role": "assistant",
             "content": content, "model": state.model_id, "stop_reason": reason,
@@ -350,14 +327,13 @@ def content_blocks(final: FinalOutput, secret: bytes, omit_thinking: bool = Fals
     return blocks
 
 
-async def complete(state: AppState, p: Prepared, omit_thinking: bool = False
+async def complete(state: ModelContext, p: Prepared, omit_thinking: bool = False
                    ) -> dict[str, Any]:
     """Run a Messages request to the end and shape the `message` object."""
-    engine = state.require_engine()
-    done = await generate_all(engine, p.request, state.settings.queue_timeout)
+    done = await collect(state.require_engine(), p.request, state.settings.queue_timeout)
     parser = p.output_parser()
     parser.feed(done.text)
     final = parser.finish(truncated=done.finish_reason == "length")
-    reason, stop = stop_reason(engine, p, done.text, done.final, bool(final.tool_calls))
+    reason, stop = stop_reason(done.final, bool(final.tool_calls))
     return message(state, content_blocks(final, sealed.key(state), omit_thinking), reason, stop,
                    usage(done.stats))

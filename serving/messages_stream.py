@@ -3,24 +3,19 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id
 from engine.output import Delta
-from engine.types import GenerationStats
 from serving import sealed
+from serving.context import current_request_id
+from serving.driver import Failed, Final, Generation, Start, Step, encode
 from serving.messages import message, stop_reason, tool_use_id, usage
 from serving.prepare import Prepared
-from serving.run import OpenedGeneration, Step
 from serving.sealed import seal
 
 if TYPE_CHECKING:
-    from afm.state import AppState
-
-log = logging.getLogger("afm.messages")
+    from serving.model_context import ModelContext
 
 PING_SECONDS = 10.0
 """A `ping` event goes out whenever the stream has been quiet this long (and once at the start)."""
@@ -32,36 +27,15 @@ def error_event(text: str, type: str = "api_error") -> dict[str, Any]:
             "request_id": current_request_id()}
 
 
-async def stream(state: AppState, p: Prepared, omit_thinking: bool = False
+async def stream(state: ModelContext, p: Prepared, omit_thinking: bool = False
                  ) -> AsyncIterator[dict[str, Any]]:
     """Admit the request (529/503 surface here, before any output), then return the named
     stream events; a failure after that becomes an `error` event."""
-    opened = await OpenedGeneration.open(state.require_engine(), p.request,
-                                         state.settings.queue_timeout, p.output_parser())
-    return _events(state, p, opened, _Blocks(sealed.key(state), omit_thinking))
-
-
-async def with_pings(steps: AsyncIterator[Step], every: float) -> AsyncIterator[Step | None]:
-    """The steps, with None whenever ``every`` seconds pass without one."""
-    pending: asyncio.Future[Step] | None = None
-    try:
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(anext(steps))
-            done, _ = await asyncio.wait({pending}, timeout=every)
-            if not done:
-                yield None
-                continue
-            task, pending = pending, None
-            try:
-                step = task.result()
-            except StopAsyncIteration:
-                return
-            yield step
-    finally:
-        if pending is not None:  # closed early: stop reading before the caller closes `steps`
-            pending.cancel()
-            await asyncio.wait({pending})
+    generation = await Generation.open(state.require_engine(), p.request,
+                                       state.settings.queue_timeout, p.output_parser())
+    encoder = MessageEncoder(message(state, [], None, None, {}),
+                             _Blocks(sealed.key(state), omit_thinking))
+    return encode(generation, encoder, p.request.request_id, heartbeat=PING_SECONDS)
 
 
 class _Blocks:
@@ -123,42 +97,37 @@ class _Blocks:
         return out
 
 
-async def _events(state: AppState, p: Prepared, opened: OpenedGeneration,
-                  blocks: _Blocks) -> AsyncIterator[dict[str, Any]]:
-    engine = state.require_engine()
-    text: list[str] = []
-    steps = with_pings(opened.steps(), PING_SECONDS)
-    try:
-        prompt = len(p.request.prompt_tokens)
-        yield {"type": "message_start", "message": message(
-            state, [], None, None, {"input_tokens": prompt, "output_tokens": 0,
-                                    "cache_creation_input_tokens": 0,
-                                    "cache_read_input_tokens": 0})}
-        yield {"type": "ping"}
-        final = None
-        async for step in steps:
-            if step is None:
-                yield {"type": "ping"}
-                continue
-            text.append(step.text)
-            for delta in step.deltas:
-                for event in blocks.feed(delta):
-                    yield event
-            final = step.final
-        assert final is not None
-        if final.finish_reason == "error":
-            log.error("request %s failed mid-stream: %s", p.request.request_id, final.error)
-            yield error_event(f"Generation failed: {final.error}")
-            return
-        for event in blocks.close():
-            yield event
-        reason, stop = stop_reason(engine, p, "".join(text), final, blocks.has_calls)
-        yield {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": stop},
-               "usage": usage(final.stats or GenerationStats())}
-        yield {"type": "message_stop"}
-    except Exception:  # noqa: BLE001 - an error after 200 becomes an error event
-        log.exception("request %s: stream failed", p.request.request_id)
-        yield error_event("Internal server error")
-    finally:
-        await steps.aclose()
-        await opened.aclose()
+class MessageEncoder:
+    """The driver's events as Messages stream events: `message_start` and a `ping`, the
+    content blocks, `message_delta` (stop reason, usage) and `message_stop`; an `error` event
+    when the engine failed; a `ping` whenever the stream was quiet."""
+
+    def __init__(self, head: dict[str, Any], blocks: _Blocks) -> None:
+        self.head = head
+        self.blocks = blocks
+
+    def start(self, event: Start) -> list[dict[str, Any]]:
+        use = {"input_tokens": event.prompt_tokens, "output_tokens": 0,
+               "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        return [{"type": "message_start", "message": {**self.head, "usage": use}},
+                {"type": "ping"}]
+
+    def step(self, event: Step) -> list[dict[str, Any]]:
+        return [out for delta in event.deltas for out in self.blocks.feed(delta)]
+
+    async def final(self, event: Final) -> list[dict[str, Any]]:
+        reason, stop = stop_reason(event, self.blocks.has_calls)
+        return [*self.blocks.close(),
+                {"type": "message_delta", "delta": {"stop_reason": reason,
+                                                    "stop_sequence": stop},
+                 "usage": usage(event.stats)},
+                {"type": "message_stop"}]
+
+    async def failed(self, event: Failed) -> list[dict[str, Any]]:
+        return [error_event(f"Generation failed: {event.message}")]
+
+    def crashed(self, exc: Exception) -> list[dict[str, Any]]:
+        return [error_event("Internal server error")]
+
+    def ping(self) -> list[dict[str, Any]]:
+        return [{"type": "ping"}]

@@ -9,17 +9,19 @@ and the grammar constraint.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from afm.context import note_warnings
-from afm.errors import InvalidRequest
 from engine.output import OutputProcessor
 from engine.types import GenerationRequest
+from serving.context import note_warnings
+from serving.errors import InvalidRequest
 from serving.sampling import SamplingFields, sampling_params
+from serving.toolspec import ToolChoice
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhigh": "max",
               "max": "max"}
@@ -28,8 +30,6 @@ EFFORT_MAP = {"minimal": "low", "low": "low", "medium": "high", "high": "high", 
 WARNINGS_HEADER = "X-AFM-Warnings"
 BLOCK_JOIN = "\n\n"
 
-ToolChoice = str | dict[str, Any] | None
-"""`auto` / `none` / `required`, `{"type": "function", "function": {"name": ...}}`, or None."""
 
 
 @dataclass
@@ -58,6 +58,21 @@ class ChatSpec:
     def active_tools(self) -> list[dict[str, Any]] | None:
         """The tools the model may call (none when tool_choice is `none`)."""
         return self.tools if self.tools and self.tool_choice != "none" else None
+
+
+Render = Callable[[list[dict[str, Any]], bool], str]
+"""The request's template rendering of some messages (with or without the generation prompt)."""
+
+
+class Prefix(Protocol):
+    """Tokens that stand for the start of the conversation (a stored turn, as the model saw
+    and made it): :meth:`tail` finds the text the full rendering adds after them."""
+
+    tokens: list[int]
+
+    def tail(self, full: str, render: Render) -> str | None:
+        """The rendered text after the prefix, or None when ``full`` does not start with it."""
+        ...
 
 
 @dataclass
@@ -93,7 +108,7 @@ def check_tool_choice(tools: list[dict[str, Any]] | None, choice: ToolChoice,
         raise InvalidRequest("tool_choice 'required' needs at least one tool", param=param)
 
 
-def template_kwargs(state: AppState, effort: str | None,
+def template_kwargs(state: ModelContext, effort: str | None,
                     request_kwargs: dict[str, Any] | None) -> dict[str, Any]:
     """Server defaults < --no-think < reasoning effort < request chat_template_kwargs;
     an explicit enable_thinking=false in the request stays authoritative."""
@@ -130,38 +145,53 @@ def hoist_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     return [{"role": "system", "content": text}, *rest]
 
 
-async def render_tokens(state: AppState, messages: list[dict[str, Any]],
+async def render_tokens(state: ModelContext, messages: list[dict[str, Any]],
                         tools: list[dict[str, Any]] | None, kwargs: dict[str, Any],
                         add_generation_prompt: bool = True,
-                        warnings: list[str] | None = None) -> tuple[str, list[int]]:
-    """The chat template's prompt text and its tokens (400 when the template refuses).
+                        warnings: list[str] | None = None,
+                        prefix: Prefix | None = None) -> tuple[str, list[int]]:
+    """The chat template's prompt text and its tokens (400 when the template refuses),
+    rendered once, off the event loop. With ``prefix``, the tokens are the prefix's followed by
+    those of the text the rendering adds after it (when it does start with it).
 
     A template that refuses system turns after the first message gets them appended to the
-    leading system prompt instead (noted in ``warnings``)."""
+    leading system prompt instead (noted in ``warnings``; the prefix then does not apply)."""
     from jinja2 import TemplateError
 
     from engine.templating import render_prompt
 
     engine = state.require_engine()
-    messages = normalise_messages(messages, state.settings.instructions)
-    try:
-        text = await asyncio.to_thread(render_prompt, engine.tokenizer, messages, tools, kwargs,
-                                       add_generation_prompt)
-    except TemplateError as exc:
-        hoisted = hoist_system(messages)
-        if hoisted is None:
-            raise InvalidRequest(f"The chat template rejected these messages: {exc}",
-                                 param="messages") from exc
+    instructions = state.settings.instructions
+    messages = normalise_messages(messages, instructions)
+
+    def render(msgs: list[dict[str, Any]], generation_prompt: bool) -> str:
+        return render_prompt(engine.tokenizer, normalise_messages(msgs, instructions), tools,
+                             kwargs, generation_prompt)
+
+    def run() -> tuple[str, list[int], TemplateError | None]:
         try:
-            text = await asyncio.to_thread(render_prompt, engine.tokenizer, hoisted, tools,
-                                           kwargs, add_generation_prompt)
-        except TemplateError as exc2:
-            raise InvalidRequest(f"The chat template rejected these messages: {exc2}",
-                                 param="messages") from exc2
-        if warnings is not None:
-            warnings.append("messages: later system turns appended to the leading system "
-                            f"prompt (the chat template refused them in place: {exc})")
-    return text, await asyncio.to_thread(engine.encode, text)
+            text = render(messages, add_generation_prompt)
+        except TemplateError as exc:
+            hoisted = hoist_system(messages)
+            if hoisted is None:
+                raise InvalidRequest(f"The chat template rejected these messages: {exc}",
+                                     param="messages") from exc
+            try:
+                text = render(hoisted, add_generation_prompt)
+            except TemplateError as exc2:
+                raise InvalidRequest(f"The chat template rejected these messages: {exc2}",
+                                     param="messages") from exc2
+            return text, engine.encode(text), exc
+        tail = prefix.tail(text, render) if prefix is not None else None
+        if prefix is not None and tail is not None:
+            return text, prefix.tokens + engine.encode(tail), None
+        return text, engine.encode(text), None
+
+    text, tokens, refused = await asyncio.to_thread(run)
+    if refused is not None and warnings is not None:
+        warnings.append("messages: later system turns appended to the leading system "
+                        f"prompt (the chat template refused them in place: {refused})")
+    return text, tokens
 
 
 def _is_strict(response_format: dict[str, Any] | None,
@@ -171,7 +201,7 @@ def _is_strict(response_format: dict[str, Any] | None,
     return strict_schema or any((t.get("function") or {}).get("strict") for t in tools or [])
 
 
-def _response_format(state: AppState, spec: ChatSpec) -> dict[str, Any] | None:
+def _response_format(state: ModelContext, spec: ChatSpec) -> dict[str, Any] | None:
     """The request's format wins; --guided-json applies only when the request has none."""
     if spec.response_format is not None:
         return spec.response_format
@@ -188,8 +218,10 @@ def warnings_header(warnings: list[str]) -> str:
     return text.encode("ascii", "replace").decode()
 
 
-async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
-    """Validate and translate a chat spec (400 for anything the engine cannot honour)."""
+async def prepare(state: ModelContext, spec: ChatSpec, request_id: str,
+                  prefix: Prefix | None = None) -> Prepared:
+    """Validate and translate a chat spec (400 for anything the engine cannot honour);
+    ``prefix``: continue on a stored conversation's tokens (see :func:`render_tokens`)."""
     from engine.grammar import GrammarError, build_constraint
     from engine.reasoning import reasoning_state, thinking_enabled
 
@@ -204,7 +236,7 @@ async def prepare(state: AppState, spec: ChatSpec, request_id: str) -> Prepared:
     tools = spec.active_tools
     kwargs = template_kwargs(state, spec.reasoning_effort, spec.template_kwargs)
     prompt_text, prompt_tokens = await render_tokens(state, spec.messages, tools, kwargs,
-                                                     warnings=spec.warnings)
+                                                     warnings=spec.warnings, prefix=prefix)
     reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs), engine.think_markup)
     params = sampling_params(s, spec.sampling, prompt_tokens=len(prompt_tokens),
                              max_context=engine.max_context, logprobs=spec.logprobs,

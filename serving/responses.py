@@ -18,27 +18,28 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from afm.context import current_request_id, lease_scope
-from afm.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest, ResponseTextFormatJsonSchema
 from serving import ids, sealed
+from serving.context import current_request_id, lease_scope
 from serving.conversation import (
     Turn,
-    continued_tokens,
+    continuation,
     input_items,
     item_messages,
     render_key,
-    turn_end,
+    turn_end_tokens,
 )
+from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
+from serving.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
-from serving.run import OpenedGeneration, generate_all
 from serving.sampling import SamplingFields
+from serving.toolspec import function_tool, named_choice
 from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext, Server
 
 log = logging.getLogger("afm.responses")
 
@@ -59,15 +60,8 @@ def _left_out(kind: str) -> str:
 
 
 def _function(tool: dict[str, Any], name: str) -> dict[str, Any]:
-    # Chat's key order (name, description, parameters): templates render tools as JSON,
-    # so the same tool gives the same prompt on every surface.
-    function: dict[str, Any] = {"name": name}
-    if tool.get("description"):
-        function["description"] = tool["description"]
-    function["parameters"] = tool.get("parameters") or {"type": "object"}
-    if tool.get("strict") is not None:
-        function["strict"] = tool["strict"]
-    return {"type": "function", "function": function}
+    return function_tool(name, tool.get("parameters") or {"type": "object"},
+                         tool.get("description") or None, tool.get("strict"))
 
 
 def tools(req: CreateResponseRequest, warnings: list[str]
@@ -117,7 +111,7 @@ def _tool_choice(req: CreateResponseRequest, offered: list[dict[str, Any]] | Non
         name = choice.get("name")
         if choice.get("namespace"):
             name = choice["namespace"] + NAMESPACE_SEPARATOR + str(name)
-        return {"type": "function", "function": {"name": name}}
+        return named_choice(name)
     if choice == "required" and not offered and req.tools:
         raise InvalidRequest("tool_choice 'required' needs a function tool; this request's "
                              "tools were all left out (only function and namespace tools are "
@@ -181,12 +175,13 @@ class Plan:
     stream: bool
     tool_names: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     seal_key: bytes | None = None  # set when reasoning items carry encrypted_content
+    turn_end_tokens: list[int] | None = None  # the template's end of an assistant turn
 
     def builder(self) -> OutputBuilder:
         return OutputBuilder(self.tool_names, self.seal_key)
 
 
-async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
+async def plan(state: ModelContext, req: CreateResponseRequest, request_id: str,
                previous: Turn | None, *, priority: int = 0) -> Plan:
     """Translate and prepare a request; ``previous`` is the stored turn it continues."""
     if req.background and req.store is False:
@@ -216,45 +211,26 @@ async def plan(state: AppState, req: CreateResponseRequest, request_id: str,
         warnings=warnings)
     key = render_key(state.model_id, req.instructions, spec.active_tools,
                      template_kwargs(state, effort, None))
+    end, end_tokens = await asyncio.to_thread(turn_end_tokens, state)
+    prefix = continuation(previous, key, head + history, end)
     auto = plain(req.truncation) == "auto"
     while True:
         try:
-            prepared = await prepare(state, spec, request_id)
+            prepared = await prepare(state, spec, request_id, prefix)
             break
         except InvalidRequest as exc:
             if not (auto and exc.code == "context_length_exceeded" and len(spec.messages) >
                     len(head) + 1):
                 raise
             spec.messages = head + spec.messages[len(head) + 1:]  # drop the oldest item
-            history = history[1:] if history else history
-            previous = None  # the stored prefix no longer applies
-    if previous is not None and len(spec.messages) == len(head) + len(history) + len(
-            new_messages):
-        tokens = await continued_tokens(state, spec, len(head) + len(history), previous, key)
-        if tokens is not None:
-            _use_prompt(state, prepared, tokens)
+            prefix = None  # the stored prefix no longer applies
     return Plan(id=ids.new_id("resp_"), created_at=ids.now(), model=state.model_id,
                 settings=settings(req), input_items=items,
                 messages=spec.messages[len(head):], prepared=prepared, render_key=key,
                 store=req.store is not False, background=bool(req.background),
                 stream=bool(req.stream), tool_names=names,
                 seal_key=sealed.key(state) if ENCRYPTED_REASONING in (req.include or [])
-                else None)
-
-
-def _use_prompt(state: AppState, prepared: Prepared, tokens: list[int]) -> None:
-    """Run ``tokens`` (the cached conversation + the new items) instead of the re-rendered
-    prompt, with the output limit capped by the room they leave."""
-    engine = state.require_engine()
-    room = engine.max_context - len(tokens)
-    if room <= 0:
-        raise InvalidRequest(f"The conversation has {len(tokens)} tokens, which leaves no room "
-                             f"in the model's {engine.max_context}-token context",
-                             param="input", code="context_length_exceeded")
-    request = prepared.request
-    request.params = dataclasses.replace(request.params,
-                                         max_tokens=min(request.params.max_tokens, room))
-    request.prompt_tokens = tokens
+                else None, turn_end_tokens=end_tokens)
 
 
 # ---------------------------------------------------------------- shapers
@@ -271,7 +247,7 @@ def response_object(p: Plan, status: str, output: list[dict[str, Any]] | None = 
     }
 
 
-def usage(state: AppState, stats: GenerationStats, reasoning: str) -> dict[str, Any]:
+def usage(state: ModelContext, stats: GenerationStats, reasoning: str) -> dict[str, Any]:
     reasoning_tokens = len(state.require_engine().encode(reasoning)) if reasoning else 0
     return {"input_tokens": stats.prompt_tokens,
             "input_tokens_details": {"cached_tokens": stats.cached_tokens},
@@ -292,43 +268,39 @@ class Outcome:
     turn: Turn | None
 
 
-def _outcome(state: AppState, p: Plan, builder: OutputBuilder, final_reason: str | None,
-             stats: GenerationStats, error: str | None, output_tokens: list[int],
-             raw_text: str) -> Outcome:
-    status = STATUS.get(final_reason or "stop", "completed")
-    err = {"code": "server_error", "message": f"Generation failed: {error}"} \
-        if status == "failed" else None
-    obj = response_object(p, status, builder.items, usage(state, stats, builder.reasoning_text()),
-                          err, ids.now())
+def _outcome(state: ModelContext, p: Plan, builder: OutputBuilder, end: Final | Failed,
+             output_tokens: list[int]) -> Outcome:
+    status = "failed" if isinstance(end, Failed) else STATUS.get(end.finish_reason, "completed")
+    err = {"code": "server_error", "message": f"Generation failed: {end.message}"} \
+        if isinstance(end, Failed) else None
+    obj = response_object(p, status, builder.items,
+                          usage(state, end.stats, builder.reasoning_text()), err, ids.now())
     turn = None
-    if status in ("completed", "incomplete"):
-        engine = state.require_engine()
-        out = list(output_tokens)
-        if out and out[-1] in engine.eos_token_ids:
-            out.pop()
+    if isinstance(end, Final) and status in ("completed", "incomplete"):
         context = None
-        if engine.decode(out) == raw_text:  # no stop string cut the text: tokens are exact
-            end = turn_end(state)
-            if end is not None:
-                context = p.prepared.request.prompt_tokens + out + engine.encode(end)
+        # no stop string cut the text: its tokens are what the turn says
+        if end.text_exact and p.turn_end_tokens is not None:
+            out = list(output_tokens)
+            if out and out[-1] in state.require_engine().eos_token_ids:
+                out.pop()
+            context = p.prepared.request.prompt_tokens + out + p.turn_end_tokens
         turn = Turn(messages=p.messages + assistant_messages(builder.items),
                     render_key=p.render_key, context_tokens=context)
     return Outcome(obj, turn)
 
 
-async def complete(state: AppState, p: Plan) -> Outcome:
+async def complete(state: ModelContext, p: Plan) -> Outcome:
     """Run to the end and shape the whole `response` object."""
-    done = await generate_all(state.require_engine(), p.prepared.request,
-                              state.settings.queue_timeout)
+    done = await collect(state.require_engine(), p.prepared.request,
+                         state.settings.queue_timeout)
     parser = p.prepared.output_parser()
     builder = p.builder()
     builder.feed(parser.feed(done.text) + parser.flush(truncated=done.finish_reason == "length"))
-    builder.finish(incomplete=done.final.finish_reason == "length")
-    return _outcome(state, p, builder, done.final.finish_reason, done.stats, done.final.error,
-                    done.token_ids, done.text)
+    builder.finish(incomplete=done.finish_reason == "length")
+    return _outcome(state, p, builder, done.final, done.token_ids)
 
 
-async def save(state: AppState, p: Plan, outcome: Outcome) -> None:
+async def save(state: ModelContext, p: Plan, outcome: Outcome) -> None:
     """Store a finished response in one transaction (nothing when `store` is false)."""
     if p.store and state.store is not None:
         await asyncio.to_thread(state.store.responses.create, outcome.response, p.input_items,
@@ -339,58 +311,67 @@ def _turn_json(turn: Turn | None) -> str | None:
     return None if turn is None else json.dumps(dataclasses.asdict(turn))
 
 
-async def stream(state: AppState, p: Plan) -> AsyncIterator[Event]:
+async def stream(state: ModelContext, p: Plan) -> AsyncIterator[Event]:
     """Admit the request (503 surfaces here, before any output), then return the typed
     events; the finished response is stored before the terminal event is sent."""
-    opened = await OpenedGeneration.open(state.require_engine(), p.prepared.request,
-                                         state.settings.queue_timeout,
-                                         p.prepared.output_parser())
-    return _events(state, p, opened)
+    generation = await Generation.open(state.require_engine(), p.prepared.request,
+                                       state.settings.queue_timeout,
+                                       p.prepared.output_parser())
+    return encode(generation, ResponseEncoder(state, p), current_request_id())
 
 
-async def _events(state: AppState, p: Plan, opened: OpenedGeneration) -> AsyncIterator[Event]:
-    seq = 0
+class ResponseEncoder:
+    """The driver's events as numbered Responses stream events: `response.created` and
+    `.in_progress`, the output items' events, then (stored first) `response.completed`,
+    `.incomplete` or `.failed`; an `error` event when the stream broke."""
 
-    def numbered(event: Event) -> Event:
-        nonlocal seq
-        out = {"type": event["type"], "sequence_number": seq,
+    def __init__(self, state: ModelContext, p: Plan) -> None:
+        self.state = state
+        self.plan = p
+        self.builder = p.builder()
+        self.tokens: list[int] = []
+        self.seq = 0
+
+    def numbered(self, event: Event) -> Event:
+        out = {"type": event["type"], "sequence_number": self.seq,
                **{k: v for k, v in event.items() if k != "type"}}
-        seq += 1
+        self.seq += 1
         return out
 
-    builder = p.builder()
-    try:
-        start = response_object(p, "in_progress")
-        yield numbered({"type": "response.created", "response": start})
-        yield numbered({"type": "response.in_progress", "response": start})
-        tokens: list[int] = []
-        text: list[str] = []
-        final = None
-        async for step in opened.steps():
-            tokens += step.token_ids
-            text.append(step.text)
-            for event in builder.feed(step.deltas):
-                yield numbered(event)
-            final = step.final
-        assert final is not None
-        for event in builder.finish(incomplete=final.finish_reason == "length"):
-            yield numbered(event)
-        outcome = _outcome(state, p, builder, final.finish_reason,
-                           final.stats or GenerationStats(), final.error, tokens, "".join(text))
-        await save(state, p, outcome)
+    def start(self, event: Start) -> list[Event]:
+        start = response_object(self.plan, "in_progress")
+        return [self.numbered({"type": "response.created", "response": start}),
+                self.numbered({"type": "response.in_progress", "response": start})]
+
+    def step(self, event: Step) -> list[Event]:
+        self.tokens += event.token_ids
+        return [self.numbered(e) for e in self.builder.feed(event.deltas)]
+
+    async def _end(self, end: Final | Failed) -> list[Event]:
+        incomplete = isinstance(end, Final) and end.finish_reason == "length"
+        out = [self.numbered(e) for e in self.builder.finish(incomplete=incomplete)]
+        outcome = _outcome(self.state, self.plan, self.builder, end, self.tokens)
+        await save(self.state, self.plan, outcome)
         kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
             outcome.response["status"], "response.completed")
-        yield numbered({"type": kind, "response": outcome.response})
-    except Exception as exc:  # noqa: BLE001 - an error after 200 becomes an error event
-        log.exception("request %s: response stream failed", current_request_id())
-        yield numbered({"type": "error", "code": "server_error", "message": str(exc),
-                        "param": None})
-    finally:
-        await opened.aclose()
+        return [*out, self.numbered({"type": kind, "response": outcome.response})]
+
+    async def final(self, event: Final) -> list[Event]:
+        return await self._end(event)
+
+    async def failed(self, event: Failed) -> list[Event]:
+        return await self._end(event)
+
+    def crashed(self, exc: Exception) -> list[Event]:
+        return [self.numbered({"type": "error", "code": "server_error", "message": str(exc),
+                               "param": None})]
+
+    def ping(self) -> list[Event]:
+        return []
 
 
 # ---------------------------------------------------------------- stored responses
-async def previous_turn(state: AppState, response_id: str | None) -> Turn | None:
+async def previous_turn(state: Server | ModelContext, response_id: str | None) -> Turn | None:
     """The stored turn ``previous_response_id`` names (404 when unknown or not stored)."""
     if response_id is None:
         return None
@@ -398,14 +379,14 @@ async def previous_turn(state: AppState, response_id: str | None) -> Turn | None
     return Turn(**json.loads(await asyncio.to_thread(store.responses.turn, response_id)))
 
 
-async def open_plan(state: AppState, req: CreateResponseRequest, request_id: str, *,
+async def open_plan(state: ModelContext, req: CreateResponseRequest, request_id: str, *,
                     priority: int = 0) -> Plan:
     """Translate and prepare a request, with its previous turn loaded from the store."""
     previous = await previous_turn(state, req.previous_response_id)
     return await plan(state, req, request_id, previous, priority=priority)
 
 
-async def create(state: AppState, req: CreateResponseRequest, request_id: str, *,
+async def create(state: ModelContext, req: CreateResponseRequest, request_id: str, *,
                  priority: int = 0) -> dict[str, Any]:
     """A whole response, stored unless `store` is false (batch lines run this)."""
     p = await open_plan(state, req, request_id, priority=priority)
@@ -414,7 +395,7 @@ async def create(state: AppState, req: CreateResponseRequest, request_id: str, *
     return outcome.response
 
 
-def _store(state: AppState) -> Any:
+def _store(state: Server | ModelContext) -> Any:
     if state.store is None:
         raise NotFound("Response storage is not available (the server runs without --data-dir)")
     return state.store
@@ -429,7 +410,7 @@ def background_running() -> int:
     return len(_RUNNING)
 
 
-async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
+async def start_background(state: ModelContext, p: Plan) -> dict[str, Any]:
     """Store the response as `queued` and run it in the background; returns the queued
     object."""
     store = _store(state)
@@ -441,14 +422,14 @@ async def start_background(state: AppState, p: Plan) -> dict[str, Any]:
     return queued
 
 
-async def _held_background(state: AppState, p: Plan) -> None:
+async def _held_background(state: ModelContext, p: Plan) -> None:
     """Run in the background, holding the model in a lease scope of its own (the request's
     ends with its reply)."""
     with lease_scope():
         await _run_background(await state.for_model(state.model_id, new_request=False), p)
 
 
-async def _run_background(state: AppState, p: Plan) -> None:
+async def _run_background(state: ModelContext, p: Plan) -> None:
     store = _store(state)
     running = response_object(p, "in_progress")
     if not await asyncio.to_thread(store.responses.update, p.id, ("queued",), running):
@@ -468,7 +449,7 @@ async def _run_background(state: AppState, p: Plan) -> None:
     await asyncio.to_thread(store.responses.update, p.id, ("in_progress",), obj, turn)
 
 
-async def cancel(state: AppState, response_id: str) -> dict[str, Any]:
+async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     """Cancel a queued or running background response (finished ones are returned as is)."""
     obj, changed = await asyncio.to_thread(_store(state).responses.cancel, response_id)
     task = _RUNNING.get(response_id)
@@ -477,7 +458,7 @@ async def cancel(state: AppState, response_id: str) -> dict[str, Any]:
     return obj
 
 
-async def delete(state: AppState, response_id: str) -> None:
+async def delete(state: Server | ModelContext, response_id: str) -> None:
     """Delete a stored response, stopping it first if it runs in the background."""
     await asyncio.to_thread(_store(state).responses.delete, response_id)
     task = _RUNNING.get(response_id)
@@ -485,11 +466,11 @@ async def delete(state: AppState, response_id: str) -> None:
         task.cancel()
 
 
-async def retrieve(state: AppState, response_id: str) -> dict[str, Any]:
+async def retrieve(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     return await asyncio.to_thread(_store(state).responses.get, response_id)
 
 
-async def input_items_page(state: AppState, response_id: str, limit: int, after: str | None,
-                           order: str) -> tuple[list[dict[str, Any]], bool]:
+async def input_items_page(state: Server | ModelContext, response_id: str, limit: int,
+                           after: str | None, order: str) -> tuple[list[dict[str, Any]], bool]:
     return await asyncio.to_thread(_store(state).responses.input_items, response_id, limit,
                                    after, order)

@@ -4,11 +4,13 @@ request value > server flag > engine default; `max_tokens` is capped by the cont
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest
-from afm.settings import Settings
 from engine.types import SamplingParams
+from serving.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from serving.model_context import ServingSettings
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def stop_list(cli: list[str], request_stop: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def sampling_params(
-    settings: Settings,
+    settings: ServingSettings,
     fields: SamplingFields,
     *,
     prompt_tokens: int,
@@ -99,7 +101,7 @@ def sampling_params(
     )
 
 
-def check_streaming(settings: Settings, stream: bool) -> None:
+def check_streaming(settings: ServingSettings, stream: bool) -> None:
     """400 for a streamed request on a server started with --no-streaming."""
     if stream and not settings.streaming:
         raise InvalidRequest("Streaming is disabled on this server (--no-streaming); "

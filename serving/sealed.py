@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext, Server
 
 PREFIX = "afm1"
 KEY_FILE = "sealing.key"
@@ -47,7 +47,7 @@ def _key(data_dir: str) -> bytes:
     return bytes.fromhex(path.read_text().strip())
 
 
-def key(state: AppState) -> bytes:
+def key(state: Server | ModelContext) -> bytes:
     return _key(str(state.settings.data_dir))
 
 

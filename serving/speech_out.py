@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from afm.errors import InvalidRequest
 from engine.speech import SpeechBackend, Voice
 from serving.audio import api_error, unavailable
+from serving.errors import InvalidRequest
 
 OPENAI_VOICES = frozenset({"alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova",
                            "sage", "shimmer", "verse", "marin", "cedar"})

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from afm.errors import InvalidRequest, TokenizeUnsupported
 from generated.models import (
     CountTokensRequest,
     DetokenizeRequest,
@@ -15,15 +14,16 @@ from generated.models import (
     TokenizeTextRequest,
 )
 from serving.chat import function_tools, template_messages
+from serving.errors import InvalidRequest, TokenizeUnsupported
 from serving.prepare import render_tokens, template_kwargs
 from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
-    from afm.state import AppState
     from engine.chat_engine import ChatEngine
+    from serving.model_context import ModelContext
 
 
-def tokenizer_engine(state: AppState) -> ChatEngine:
+def tokenizer_engine(state: ModelContext) -> ChatEngine:
     """The engine whose tokenizer serves these routes (422 on backends without one)."""
     if state.engine is None:
         raise TokenizeUnsupported(
@@ -32,7 +32,7 @@ def tokenizer_engine(state: AppState) -> ChatEngine:
     return state.engine
 
 
-async def _chat_tokens(state: AppState, messages: list[dict[str, Any]], tools: Any,
+async def _chat_tokens(state: ModelContext, messages: list[dict[str, Any]], tools: Any,
                        request_kwargs: dict[str, Any] | None,
                        add_generation_prompt: bool = True) -> list[int]:
     """The chat prompt's tokens, rendered exactly as a chat completion renders them."""
@@ -43,7 +43,7 @@ async def _chat_tokens(state: AppState, messages: list[dict[str, Any]], tools: A
     return tokens
 
 
-async def tokenize(state: AppState, req: TokenizeRequest) -> dict[str, Any]:
+async def tokenize(state: ModelContext, req: TokenizeRequest) -> dict[str, Any]:
     """Tokens of a text (optionally with the tokenizer's special tokens) or of rendered chat
     messages; the contract guarantees exactly one of `text`, `prompt`, `messages`."""
     engine = tokenizer_engine(state)
@@ -58,7 +58,7 @@ async def tokenize(state: AppState, req: TokenizeRequest) -> dict[str, Any]:
             "max_model_len": engine.max_context}
 
 
-async def detokenize(state: AppState, req: DetokenizeRequest) -> dict[str, Any]:
+async def detokenize(state: ModelContext, req: DetokenizeRequest) -> dict[str, Any]:
     engine = tokenizer_engine(state)
     tokens = plain(req.tokens)
     bad = [t for t in tokens if not 0 <= t < engine.vocab_size]
@@ -69,7 +69,7 @@ async def detokenize(state: AppState, req: DetokenizeRequest) -> dict[str, Any]:
     return {"text": text, "prompt": text, "model": state.model_id}
 
 
-async def count_tokens(state: AppState, req: CountTokensRequest) -> dict[str, Any]:
+async def count_tokens(state: ModelContext, req: CountTokensRequest) -> dict[str, Any]:
     messages = template_messages(req.messages)
     system = plain(req.system)
     if system:

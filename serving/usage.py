@@ -10,7 +10,7 @@ from engine import distributed
 from engine.types import GenerationStats
 
 if TYPE_CHECKING:
-    from afm.state import AppState
+    from serving.model_context import ModelContext
 
 PROFILE_MODES = ("true", "1", "extended")
 """X-AFM-Profile values that add the profile; `extended` adds sampled series."""
@@ -52,7 +52,7 @@ def timings(stats: GenerationStats) -> dict[str, Any]:
     }
 
 
-def afm_profile(state: AppState, stats: GenerationStats, mode: str) -> dict[str, Any]:
+def afm_profile(state: ModelContext, stats: GenerationStats, mode: str) -> dict[str, Any]:
     """The X-AFM-Profile payload; Apple-only measurements are null on this host."""
     from engine.blas import preload_fast_blas
 

@@ -7,7 +7,6 @@ in `extra_body`, with AFM's `seed`."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -315,32 +314,3 @@ def test_counts_in_metrics_and_disconnect_frees_the_slot(server: LiveServer,
             return
         time.sleep(0.1)
     raise AssertionError("generation kept running after the client disconnected")
-
-
-async def test_pings_fill_quiet_stretches() -> None:
-    """`with_pings` yields None (a ping) for each quiet stretch and closes what it reads."""
-    from serving.messages_stream import with_pings
-
-    closed = []
-
-    async def slow() -> Any:
-        try:
-            yield "a"
-            await asyncio.sleep(0.35)
-            yield "b"
-            await asyncio.sleep(60)
-            yield "never"
-        finally:
-            closed.append(True)
-
-    source = slow()
-    got = []
-    pinged = with_pings(source, 0.1)  # type: ignore[arg-type]
-    async for item in pinged:
-        got.append(item)
-        if item is None and "b" in got:  # quiet again, a read of `source` pending: leave
-            break
-    assert got[0] == "a" and got[-2:] == ["b", None] and 2 <= got.count(None) <= 5
-    assert set(got[1:-2]) == {None}
-    await pinged.aclose()  # cancels the pending read, which closes the source
-    assert closed == [True]

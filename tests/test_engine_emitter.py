@@ -100,6 +100,33 @@ def test_stop_string_is_cut_and_ends_the_request(h: Harness) -> None:
     events = h.events(seq)
     assert events[-1].finish_reason == "stop"
     assert "".join(e.text for e in events).strip() == "one two"
+    assert (events[-1].stop_sequence, events[-1].text_exact) == ("STOP", False)
+
+
+def test_the_final_event_names_the_earliest_stop_string(h: Harness) -> None:
+    ids = h.tokenizer.encode("alpha beta gamma", add_special_tokens=False)
+    seq = h.seq(stop=("gamma", "beta"))
+    for t in ids:
+        if not seq.finished:
+            h.feed([seq], [t])
+    final = h.events(seq)[-1]
+    assert (final.finish_reason, final.stop_sequence) == ("stop", "beta")
+
+
+def test_text_is_exact_without_a_stop_string_or_a_hidden_token(h: Harness) -> None:
+    ids = h.tokenizer.encode("plain words here", add_special_tokens=False)
+    eos = min(h.tokenizer.eos_token_ids)
+    seq = h.seq(stop=("nowhere",))
+    for t in [*ids, eos]:
+        h.feed([seq], [t])
+    events = h.events(seq)
+    assert (events[-1].finish_reason, events[-1].stop_sequence) == ("stop", None)
+    assert events[-1].text_exact
+    assert "".join(e.text for e in events) == h.tokenizer.decode(ids)
+    hidden = h.seq(ignore_eos=True, max_tokens=2)  # an EOS inside the text adds no text
+    h.feed([hidden], [eos])
+    h.feed([hidden], [ids[0]])
+    assert not h.events(hidden)[-1].text_exact
 
 
 def test_eos_stops_without_text_unless_ignored(h: Harness) -> None:

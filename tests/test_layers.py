@@ -1,8 +1,9 @@
 """The layering rules, checked on the source: handlers (HTTP) -> serving (per-surface
 translation, HTTP-free) -> engine (inference only).
 
-Imports under ``if TYPE_CHECKING:`` are annotations only and do not count; imports inside
-functions do (they run).
+Imports inside functions count (they run). Imports under ``if TYPE_CHECKING:`` are
+annotations only: they are left out of the cycle check but count for the layering rules (an
+annotation that names an upper layer is a dependency on it too).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("afm", "handlers", "serving", "engine", "modelbuilder")
 FORBIDDEN = {
     "afm": {"handlers"},
-    "serving": {"handlers"},
+    "serving": {"afm", "handlers"},
     "engine": {"afm", "handlers", "serving"},
     "modelbuilder": {"afm", "handlers", "serving"},
 }
@@ -29,12 +30,13 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.AST) -> list[tuple[str, list[str]]]:
-    """(module, imported names) of every runtime import in ``tree``."""
+def _imports(tree: ast.AST, type_checking: bool = False) -> list[tuple[str, list[str]]]:
+    """(module, imported names) of every runtime import in ``tree`` (and, with
+    ``type_checking``, of those under ``if TYPE_CHECKING:``)."""
     found: list[tuple[str, list[str]]] = []
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not type_checking:
             for child in node.orelse:
                 visit(child)
             return
@@ -59,13 +61,13 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _graph() -> dict[str, dict[str, list[str]]]:
+def _graph(type_checking: bool = False) -> dict[str, dict[str, list[str]]]:
     """module -> {imported project module: names imported from it}."""
     modules = _modules()
     graph: dict[str, dict[str, list[str]]] = {}
     for name, path in modules.items():
         edges: dict[str, list[str]] = {}
-        for module, names in _imports(ast.parse(path.read_text(), str(path))):
+        for module, names in _imports(ast.parse(path.read_text(), str(path)), type_checking):
             for candidate in [f"{module}.{n}" for n in names] + [module]:
                 if candidate in modules:
                     if candidate != module:  # `from pkg import submodule`
@@ -117,7 +119,15 @@ def test_graph_sees_known_edges() -> None:
     graph = _graph()
     assert "serving.prepare" in graph["handlers.chat"]
     assert "engine.types" in graph["serving.run"]
-    assert "afm.state" not in graph["serving.chat"]  # TYPE_CHECKING only
+    assert "serving.model_context" not in graph["serving.chat"]  # TYPE_CHECKING only
+    assert "serving.model_context" in _graph(type_checking=True)["serving.chat"]
+
+
+def test_type_checking_imports_are_counted() -> None:
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                     "    from afm.state import AppState\n")
+    assert ("afm.state", ["AppState"]) not in _imports(tree)
+    assert ("afm.state", ["AppState"]) in _imports(tree, type_checking=True)
 
 
 def test_no_import_cycles() -> None:
@@ -130,7 +140,8 @@ def test_cycle_detector_finds_a_cycle() -> None:
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_layers_import_only_downwards(package: str) -> None:
-    bad = [f"{src} -> {dst}" for src, edges in _graph().items() if src.split(".")[0] == package
+    bad = [f"{src} -> {dst}" for src, edges in _graph(type_checking=True).items()
+           if src.split(".")[0] == package
            for dst in edges if dst.split(".")[0] in FORBIDDEN[package]]
     assert bad == []
 

@@ -41,6 +41,9 @@ OBS = "tests/test_compat_observables.py::"
 CHAT = "tests/test_compat_chat.py::"
 AUTO = "tests/test_compat_tools_auto.py::"
 STOP = "tests/test_shutdown.py::"
+DRIVER = "tests/unit/test_driver.py::"
+ENC = "tests/unit/test_encoders.py::"
+API = "tests/api/"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation("cached-tokens-zero", "serving/usage.py",
@@ -64,7 +67,7 @@ MUTATIONS: tuple[Mutation, ...] = (
              "metrics.prompt_tokens.inc(len(prompt))", "metrics.prompt_tokens.inc(0)",
              (OBS + "test_usage_cache_and_every_metric_family",),
              "afm:prompt_tokens_total frozen"),
-    Mutation("retry-after-dropped", "afm/errors.py",
+    Mutation("retry-after-dropped", "serving/errors.py",
              'headers={"Retry-After": "2"},', "headers={},",
              (CHAT + "test_server_busy_after_queue_timeout",),
              "503 server_busy without Retry-After"),
@@ -127,6 +130,39 @@ MUTATIONS: tuple[Mutation, ...] = (
              "ok, record = False, error_record(custom_id, 'shutting_down', 'stop')  #",
              (STOP + "test_sigterm_under_load_on_every_surface",),
              "a batch line refused by a stopping server is recorded as failed"),
+    # the serving encoders, caught by the fast tiers (tests/unit, tests/api: no subprocess)
+    Mutation("driver-drops-last-step", "serving/driver.py",
+             "            if text or deltas or event.logprobs or event.token_ids:",
+             "            if not last and (text or deltas or event.logprobs or event.token_ids):",
+             (DRIVER + "test_events_are_start_steps_then_final",),
+             "the output of a generation's last engine event is lost"),
+    Mutation("driver-no-crash-event", "serving/driver.py",
+             "        for item in encoder.crashed(exc):", "        for item in ():",
+             (DRIVER + "test_an_error_after_the_200_is_the_encoders_crash_event",),
+             "an error after the 200 ends the stream without the surface's error event"),
+    Mutation("messages-stop-sequence-lost", "serving/messages.py",
+             'return "stop_sequence", final.stop_sequence', 'return "end_turn", None',
+             (ENC + "test_stop_reason_from_the_final_event",
+              API + "test_messages_api.py::test_stop_sequence_is_the_one_the_engine_matched"),
+             "Messages reports end_turn for a generation a stop sequence ended"),
+    Mutation("messages-start-no-input-tokens", "serving/messages_stream.py",
+             'use = {"input_tokens": event.prompt_tokens,', 'use = {"input_tokens": 0,',
+             (ENC + "test_message_events_blocks_and_stop_sequence",),
+             "message_start reports no input tokens"),
+    Mutation("completions-offset-stuck", "serving/completions.py",
+             "self.offset += len(event.text)", "self.offset += 0",
+             (ENC + "test_completion_chunks_carry_text_and_column_logprobs",
+              API + "test_completions_api.py::test_completion_stream_with_logprobs"),
+             "streamed completion logprobs' text_offset never advances"),
+    Mutation("chat-logprobs-only-step-dropped", "serving/chat.py",
+             "            out.append(self.chunk({}, logprobs=lps))", "            pass",
+             (ENC + "test_chat_logprobs_ride_on_the_first_delta_or_alone",),
+             "a step with logprobs but no delta (a held-back token) loses its logprobs"),
+    Mutation("responses-inexact-turn-kept", "serving/responses.py",
+             "if end.text_exact and p.turn_end_tokens is not None:",
+             "if p.turn_end_tokens is not None:",
+             (API + "test_responses_api.py::test_a_stop_string_cut_turn_is_re_rendered",),
+             "a turn a stop string cut is continued on tokens its text does not say"),
 )
 
 
