@@ -31,6 +31,7 @@ from engine import cache_join, cpu_weights, distributed, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
+from engine.prompt_store import PromptStore, model_identity
 from engine.reasoning import has_think_markup
 from engine.sampling import RowState, SampleOutput, sample
 from engine.scheduler import can_pipeline
@@ -75,8 +76,11 @@ class ModelRunner:
         # prefix, which the prefix cache needs)
         self.plain_kv = supports_prefix_cache(make_prompt_cache(model))
         self.prefix: PrefixCache | None = None
+        self.store: PromptStore | None = None
         if config.prefix_cache and self.plain_kv:
-            self.prefix = PrefixCache(config.prefix_cache_bytes)
+            self.store = self._open_store()
+            self.prefix = PrefixCache(config.prefix_cache_bytes,
+                                      self.store.save if self.store is not None else None)
         self.decoding: list[Sequence] = []  # the decode batch, one row each
         self.batch_cache: list[Any] | None = None
         self._pending: tuple[list[Sequence], SampleOutput] | None = None
@@ -106,6 +110,11 @@ class ModelRunner:
         reused, cache = 0, None
         if self.prefix is not None:
             reused, cache = self.prefix.lookup(prompt, limit=len(prompt) - 1)
+            if self.store is not None:  # a longer prefix on disk (e.g. after a restart)
+                n, disk = self.store.lookup(prompt, len(prompt) - 1,
+                                            better_than=max(reused, MIN_PREFIX_REUSE - 1))
+                if disk is not None:
+                    reused, cache = n, disk
             if reused < MIN_PREFIX_REUSE:  # cheaper to recompute, and keeps batched prefill
                 reused, cache = 0, None
             metrics.prefix_cache_queries.inc(len(prompt))
@@ -113,6 +122,20 @@ class ModelRunner:
         seq.cache = cache if cache is not None else make_prompt_cache(self.model)
         seq.prefill_pos = seq.cached_tokens = reused
         self._op(distributed.PREPARE, [seq.order, *prompt])
+
+    def _open_store(self) -> PromptStore | None:
+        """The persistent prompt cache of ``--prompt-cache-dir`` (not for sharded models: every
+        rank would need the same entries)."""
+        config = self.config
+        if not config.prompt_cache_dir:
+            return None
+        if config.sharded:
+            log.warning("--prompt-cache-dir is ignored for a sharded model")
+            return None
+        choice = self.weights_choice
+        variant = f"weights={choice.weights};source={choice.source}"
+        return PromptStore(config.prompt_cache_dir, model_identity(config.model, variant),
+                           config.prompt_cache_bytes)
 
     def _op(self, op: int, args: list[int], tokens: int = 0) -> None:
         """Announce an operation that runs ``tokens`` tokens through the model to the other
@@ -131,8 +154,11 @@ class ModelRunner:
         self._op(distributed.NOP, [])
 
     def close(self) -> None:
-        """The engine stops: the other ranks of a sharded server leave their worker loop."""
+        """The engine stops: the other ranks of a sharded server leave their worker loop;
+        queued prompt-cache writes finish."""
         self._op(distributed.STOP, [])
+        if self.store is not None:
+            self.store.close()
 
     # ----------------------------------------------------------------- prefill
 

@@ -10,6 +10,7 @@ least-recently-used eviction.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +43,11 @@ def _common_prefix(a: np.ndarray, b: np.ndarray) -> int:
 class PrefixCache:
     """LRU store of KV caches keyed by token sequences."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int,
+                 on_insert: Callable[[np.ndarray, list[mx.array], list[mx.array]], None]
+                 | None = None) -> None:
         self.max_bytes = max_bytes
+        self.on_insert = on_insert  # told of each stored entry (the persistent prompt cache)
         self._entries: OrderedDict[int, _Entry] = OrderedDict()
         self._next_id = 0
         self.nbytes = 0
@@ -95,6 +99,8 @@ class PrefixCache:
         values = [mx.contiguous(c.values[..., :n, :]) for c in cache]
         mx.eval(keys, values)
         nbytes = sum(k.nbytes + v.nbytes for k, v in zip(keys, values, strict=True))
+        if self.on_insert is not None:
+            self.on_insert(seq, keys, values)
         if nbytes > self.max_bytes:
             return False
         self._entries[self._next_id] = _Entry(seq, keys, values, nbytes)
