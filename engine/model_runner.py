@@ -27,7 +27,7 @@ from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
 
-from engine import cache_join, cpu_weights, distributed, metrics
+from engine import cache_join, cpu_weights, distributed, kv_quant, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
@@ -75,6 +75,16 @@ class ModelRunner:
         # plain KV caches can be prefilled together in one left-padded batch (and cut at any
         # prefix, which the prefix cache needs)
         self.plain_kv = supports_prefix_cache(make_prompt_cache(model))
+        self.kv_bits: int | None = None
+        if config.kv_bits:
+            if config.sharded:
+                raise ValueError("--kv-bits is not supported for a sharded model")
+            kv_quant.make_quantized_cache(model, make_prompt_cache(model), config.kv_bits)
+            # quantized caches are prefilled one prompt at a time and not cut at a prefix: no
+            # grouped prefill, no prefix (or prompt) cache
+            self.kv_bits, self.plain_kv = config.kv_bits, False
+            log.info("KV cache quantized to %d bits (group size %d); the prefix cache is off",
+                     self.kv_bits, kv_quant.GROUP_SIZE)
         self.prefix: PrefixCache | None = None
         self.store: PromptStore | None = None
         if config.prefix_cache and self.plain_kv:
@@ -119,9 +129,16 @@ class ModelRunner:
                 reused, cache = 0, None
             metrics.prefix_cache_queries.inc(len(prompt))
             metrics.prefix_cache_hits.inc(reused)
-        seq.cache = cache if cache is not None else make_prompt_cache(self.model)
+        seq.cache = cache if cache is not None else self._new_cache()
         seq.prefill_pos = seq.cached_tokens = reused
         self._op(distributed.PREPARE, [seq.order, *prompt])
+
+    def _new_cache(self) -> list[Any]:
+        """A fresh batch-1 cache per layer (quantized under ``--kv-bits``)."""
+        plain = make_prompt_cache(self.model)
+        if self.kv_bits is None:
+            return plain
+        return kv_quant.make_quantized_cache(self.model, plain, self.kv_bits)
 
     def _open_store(self) -> PromptStore | None:
         """The persistent prompt cache of ``--prompt-cache-dir`` (not for sharded models: every
@@ -241,12 +258,18 @@ class ModelRunner:
         """Move a sequence whose prompt is prefilled (alone) into the decode batch."""
         assert seq.cache is not None
         self._op(distributed.JOIN, [seq.order])
-        single = [c.merge([c]) for c in seq.cache]
+        if self.kv_bits is not None:
+            single = [kv_quant.BatchQuantizedKVCache.merge([c]) for c in seq.cache]
+        else:
+            single = [c.merge([c]) for c in seq.cache]
         if self.batch_cache is None:
             self.batch_cache = single
         else:
             for batch_c, new_c in zip(self.batch_cache, single, strict=True):
-                cache_join.extend(batch_c, new_c)
+                if self.kv_bits is not None:
+                    batch_c.extend(new_c)
+                else:
+                    cache_join.extend(batch_c, new_c)
         seq.cache = None
         self.decoding.append(seq)
 
@@ -403,5 +426,5 @@ class ModelRunner:
             kv += sum(c.nbytes for c in self.batch_cache)
         for s in prefilling:
             if s.cache is not None:
-                kv += sum(c.nbytes for c in s.cache)
+                kv += sum(c.nbytes for c in s.cache if c.keys is not None)
         return kv
