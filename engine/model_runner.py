@@ -80,14 +80,13 @@ class ModelRunner:
             if config.sharded:
                 raise ValueError("--kv-bits is not supported for a sharded model")
             kv_quant.make_quantized_cache(model, make_prompt_cache(model), config.kv_bits)
-            # quantized caches are prefilled one prompt at a time and not cut at a prefix: no
-            # grouped prefill, no prefix (or prompt) cache
+            # quantized caches are prefilled one prompt at a time (no grouped prefill)
             self.kv_bits, self.plain_kv = config.kv_bits, False
-            log.info("KV cache quantized to %d bits (group size %d); the prefix cache is off",
-                     self.kv_bits, kv_quant.GROUP_SIZE)
+            log.info("KV cache quantized to %d bits (group size %d)", self.kv_bits,
+                     kv_quant.GROUP_SIZE)
         self.prefix: PrefixCache | None = None
         self.store: PromptStore | None = None
-        if config.prefix_cache and self.plain_kv:
+        if config.prefix_cache and supports_prefix_cache(self._new_cache()):
             self.store = self._open_store()
             self.prefix = PrefixCache(config.prefix_cache_bytes,
                                       self.store.save if self.store is not None else None)
@@ -150,7 +149,7 @@ class ModelRunner:
             log.warning("--prompt-cache-dir is ignored for a sharded model")
             return None
         choice = self.weights_choice
-        variant = f"weights={choice.weights};source={choice.source}"
+        variant = f"weights={choice.weights};source={choice.source};kv_bits={self.kv_bits}"
         return PromptStore(config.prompt_cache_dir, model_identity(config.model, variant),
                            config.prompt_cache_bytes)
 

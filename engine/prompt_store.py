@@ -31,7 +31,9 @@ from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
-from mlx_lm.models.cache import KVCache, load_prompt_cache, save_prompt_cache
+from mlx_lm.models.cache import KVCache, QuantizedKVCache, load_prompt_cache, save_prompt_cache
+
+from engine.prefix_cache import KV, restore
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,10 @@ def model_identity(model_path: str, variant: str = "") -> str:
                 f.seek(max(0, size - _SAMPLE))
                 h.update(f.read(_SAMPLE))
     return h.hexdigest()[:16]
+
+
+def _flat(parts: list[KV]) -> list[mx.array]:
+    return [a for x in parts for a in (x if isinstance(x, (tuple, list)) else (x,))]
 
 
 def _digest(arrays: list[mx.array]) -> str:
@@ -126,8 +132,8 @@ class PromptStore:
         self._entries: dict[str, _Entry] = {}
         self.hits = self.misses = self.writes = self.evictions = self.discarded = 0
         self._scan()
-        self._queue: queue.Queue[tuple[np.ndarray, list[mx.array], list[mx.array]] | None] = (
-            queue.Queue())
+        self._queue: queue.Queue[tuple[np.ndarray, list[KV], list[KV],
+                                       tuple[int, int] | None] | None] = queue.Queue()
         self._pending = 0
         self._idle = threading.Condition(self._lock)
         self._writer = threading.Thread(target=self._write_loop, name="afm-prompt-store",
@@ -187,7 +193,7 @@ class PromptStore:
                        default=0)
 
     def lookup(self, tokens: list[int], limit: int, better_than: int = 0
-               ) -> tuple[int, list[KVCache] | None]:
+               ) -> tuple[int, list[KVCache | QuantizedKVCache] | None]:
         """Load the entry sharing the longest prefix with ``tokens`` (at most ``limit`` tokens
         reused) when it beats ``better_than``: (count, fresh caches) or (0, None)."""
         query = np.asarray(tokens, dtype=np.int64)
@@ -198,23 +204,25 @@ class PromptStore:
             cache = self._load(entry)
             if cache is None:
                 continue
-            for c in cache:
-                c.keys, c.values, c.offset = c.keys[..., :n, :], c.values[..., :n, :], n
+            quant = ((cache[0].group_size, cache[0].bits)
+                     if isinstance(cache[0], QuantizedKVCache) else None)
             self.hits += 1
-            return n, cache
+            return n, restore([c.keys for c in cache], [c.values for c in cache], n, quant)
         self.misses += 1
         return 0, None
 
-    def _load(self, entry: _Entry) -> list[KVCache] | None:
+    def _load(self, entry: _Entry) -> list[KVCache | QuantizedKVCache] | None:
         try:
             cache, meta = load_prompt_cache(str(entry.path), return_metadata=True)
             n = entry.tokens.shape[0]
             if meta.get("afm_model") != self.identity:
                 raise ValueError("written for another model")
-            if any(type(c) is not KVCache or c.offset != n or c.keys.shape[2] != n
-                   for c in cache):
+            kinds = {type(c) for c in cache}
+            if not cache or len(kinds) != 1 or not kinds <= {KVCache, QuantizedKVCache}:
+                raise ValueError(f"unexpected cache types {sorted(k.__name__ for k in kinds)}")
+            arrays = _flat([x for c in cache for x in (c.keys, c.values)])
+            if any(c.offset != n for c in cache) or any(a.shape[2] != n for a in arrays):
                 raise ValueError("KV state does not match its token count")
-            arrays = [a for c in cache for a in (c.keys, c.values)]
             if _digest(arrays) != meta.get("afm_digest"):
                 raise ValueError("digest mismatch (corrupt or truncated)")
         except Exception as exc:  # noqa: BLE001 - a bad file is a miss, never a crash
@@ -231,14 +239,16 @@ class PromptStore:
 
     # ----------------------------------------------------------------- writes
 
-    def save(self, tokens: np.ndarray, keys: list[mx.array], values: list[mx.array]) -> None:
-        """Queue the KV state of ``tokens`` (evaluated arrays holding exactly those positions)
-        for writing; returns at once."""
+    def save(self, tokens: np.ndarray, keys: list[KV], values: list[KV],
+             quant: tuple[int, int] | None = None) -> None:
+        """Queue the KV state of ``tokens`` (evaluated arrays, or quantized triples with
+        ``quant`` = (group_size, bits), holding exactly those positions) for writing; returns
+        at once."""
         if tokens.shape[0] < self.min_tokens:
             return
         with self._lock:
             self._pending += 1
-        self._queue.put((np.asarray(tokens, dtype=np.int64), list(keys), list(values)))
+        self._queue.put((np.asarray(tokens, dtype=np.int64), list(keys), list(values), quant))
 
     def _write_loop(self) -> None:
         while True:
@@ -260,16 +270,17 @@ class PromptStore:
                                and _common_prefix(o[0], b[0]) == b[0].shape[0]
                                and (o[0].shape[0] > b[0].shape[0] or j > i)
                                for j, o in enumerate(batch))]
-            for tokens, keys, values in keep:
+            for tokens, keys, values, quant in keep:
                 try:
-                    self._write(tokens, keys, values)
+                    self._write(tokens, keys, values, quant)
                 except Exception:  # noqa: BLE001 - persisting is best effort
                     log.exception("prompt cache write failed")
             with self._lock:
                 self._pending -= len(batch)
                 self._idle.notify_all()
 
-    def _write(self, tokens: np.ndarray, keys: list[mx.array], values: list[mx.array]) -> None:
+    def _write(self, tokens: np.ndarray, keys: list[KV], values: list[KV],
+               quant: tuple[int, int] | None) -> None:
         n = tokens.shape[0]
         with self._lock:
             for e in self._entries.values():
@@ -278,10 +289,11 @@ class PromptStore:
         name = hashlib.sha256(tokens.astype("<i4").tobytes()).hexdigest()[:32] + _SUFFIX
         meta = {"afm_format": FORMAT, "afm_model": self.identity,
                 "afm_tokens": _encode_tokens(tokens),
-                "afm_digest": _digest([a for kv in zip(keys, values, strict=True) for a in kv])}
-        caches = []
-        for k, v in zip(keys, values, strict=True):
-            c = KVCache()
+                "afm_digest": _digest(_flat([x for kv in zip(keys, values, strict=True)
+                                             for x in kv]))}
+        caches: list[KVCache | QuantizedKVCache] = []
+        for k, v in zip(keys, values, strict=True):  # no slicing: no MLX work on this thread
+            c = KVCache() if quant is None else QuantizedKVCache(*quant)
             c.keys, c.values, c.offset = k, v, n
             caches.append(c)
         final = self.folder / name

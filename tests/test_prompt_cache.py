@@ -154,8 +154,10 @@ def test_bad_cache_flags_are_refused_at_start_up(flag: str, value: str, says: st
 
 def test_kv_bits_serves_a_batch_and_answers_sensibly(smollm2: Path, tmp_path: Path) -> None:
     """--kv-bits 8: requests prefill into quantized caches and decode together (rows join and
-    leave the quantized batch); the answers stay on topic."""
-    server = LiveServer(["--model", str(smollm2), "--kv-bits", "8"], tmp_path / "data",
+    leave the quantized batch); the answers stay on topic; the prefix cache and the prompt
+    cache keep quantized entries."""
+    server = LiveServer(["--model", str(smollm2), "--kv-bits", "8", "--prompt-cache-dir",
+                         str(tmp_path / "cache")], tmp_path / "data",
                         tmp_path / "server.log").start()
     questions = {"What is the capital of France? Answer in one word.": "paris",
                  "What colour is the sky on a clear day? Answer in one word.": "blue",
@@ -168,11 +170,16 @@ def test_kv_bits_serves_a_batch_and_answers_sensibly(smollm2: Path, tmp_path: Pa
                 "messages": [{"role": "user", "content": q}]})
                 for i, q in enumerate(questions)))
 
+    history = [("user", "Which file should I read first?")]
     try:
         replies = asyncio.run(ask_all())
+        first = _turn(server, "chat", SYSTEM, history, False)
+        again = _turn(server, "chat", SYSTEM, history, False)
     finally:
         server.stop()
     assert "KV cache quantized to 8 bits" in server.log_tail(200)
+    assert again["cached"] == again["prompt"] - 1 and again["text"] == first["text"], again
+    assert list((tmp_path / "cache").glob("*/*.safetensors"))
     for r, want in zip(replies, questions.values(), strict=True):
         assert r.status_code == 200, r.text
         assert want in r.json()["choices"][0]["message"]["content"].lower(), r.json()

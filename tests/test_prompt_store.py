@@ -13,7 +13,7 @@ import pytest
 from engine.prompt_store import PromptStore, model_identity
 from tests.real_weights import real_model
 
-LAYERS, HEADS, DIM = 2, 2, 8
+LAYERS, HEADS, DIM = 2, 2, 32
 
 
 def kv(n: int, seed: int) -> tuple[list[mx.array], list[mx.array]]:
@@ -33,18 +33,28 @@ def save(store: PromptStore, tokens: list[int], seed: int) -> tuple[list, list]:
     return keys, values
 
 
-def test_round_trip_across_instances(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bits", [None, 4], ids=["plain", "quantized"])
+def test_round_trip_across_instances(tmp_path: Path, bits: int | None) -> None:
     store = PromptStore(tmp_path, "m1", 1 << 20, min_tokens=1)
     tokens = list(range(100, 140))
-    keys, values = save(store, tokens, seed=1)
+    keys, values = kv(len(tokens), seed=1)
+    quant = None
+    if bits:  # quantized triples along the head dimension (group size 32 here)
+        keys = [mx.quantize(k, group_size=32, bits=bits) for k in keys]
+        values = [mx.quantize(v, group_size=32, bits=bits) for v in values]
+        mx.eval(keys, values)
+        quant = (32, bits)
+    store.save(np.array(tokens), keys, values, quant)
     store.close()
     again = PromptStore(tmp_path, "m1", 1 << 20, min_tokens=1)
     assert len(again) == 1
     n, cache = again.lookup([*tokens[:30], 7, 8, 9], limit=32)
     assert n == 30 and cache is not None
     for c, k, v in zip(cache, keys, values, strict=True):
-        assert c.offset == 30
-        assert mx.array_equal(c.keys, k[..., :30, :]) and mx.array_equal(c.values, v[..., :30, :])
+        assert c.offset == 30 and getattr(c, "bits", None) == bits
+        for got, want in ((c.keys, k), (c.values, v)):
+            pairs = zip(got, want, strict=True) if bits else [(got, want)]
+            assert all(mx.array_equal(g, w[..., :30, :]) for g, w in pairs)
     assert again.lookup([1, 2, 3], limit=2) == (0, None)
     # another model's folder sees nothing of it
     assert len(PromptStore(tmp_path, "m2", 1 << 20, min_tokens=1)) == 0

@@ -48,7 +48,7 @@ def _filled_bytes(cache: list) -> int:
     total = 0
     for c in cache:
         for part in (c.keys, c.values):
-            for x in part if isinstance(part, tuple) else (part,):
+            for x in part if isinstance(part, (tuple, list)) else (part,):
                 total += x.nbytes * c.offset // x.shape[2]
     return total
 
