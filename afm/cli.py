@@ -220,6 +220,8 @@ CAPABILITIES: dict[str, Any] = {
         "reasoning_content",
         "continuous batching",
         "prefix cache",
+        "persistent prompt cache on disk (--prompt-cache-dir)",
+        "KV-cache quantization (--kv-bits 4|8)",
         "cancellation",
         "durable files and batches",
         "prometheus metrics",

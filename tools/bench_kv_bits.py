@@ -19,6 +19,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,12 +128,14 @@ def memory_child(name: str, bits: int | None, long: int) -> None:
     tokens = (ids * (long // len(ids) + 1))[:long]
     mx.reset_peak_memory()
     before = _rss_mib()[0]
+    tic = time.perf_counter()
     cache = runner._new_cache()  # noqa: SLF001
     for i in range(0, long, 256):
         runner.model(mx.array([tokens[i : i + 256]]), cache=cache)
         mx.eval([c.state for c in cache])
     after, peak = _rss_mib()
-    print(json.dumps({"kv_mib": _filled_bytes(cache) / 2**20,
+    print(json.dumps({"prefill_s": time.perf_counter() - tic,
+                      "kv_mib": _filled_bytes(cache) / 2**20,
                       "mlx_peak_mib": mx.get_peak_memory() / 2**20,
                       "rss_loaded_mib": before, "rss_after_prefill_mib": after,
                       "rss_peak_mib": peak}))
