@@ -66,10 +66,10 @@ def tools() -> list[dict[str, Any]]:
 
 
 def system_prompt(tokens: int) -> str:
-    """Numbered agent rules, about ``tokens`` tokens long (~14 tokens per rule line)."""
+    """Numbered agent rules, about ``tokens`` tokens long (~25 tokens per rule line)."""
     lines = ["You are a coding agent working inside a git repository on the user's machine."]
     i = 0
-    while len(lines) * 15 < tokens:
+    while len(lines) * 25 < tokens:
         lines.append(f"{len(lines)}. {RULES[i % len(RULES)]} (section {i // len(RULES) + 1})")
         i += 1
     return "\n".join(lines)
