@@ -109,8 +109,8 @@ def accuracy(name: str, n: int) -> list[dict]:
         diff = mx.abs(a - b)
         row["top1_agree_%"] = round(100 * float(mx.mean(
             mx.argmax(ref_logp, -1) == mx.argmax(logp, -1)).item()), 1)
-        row["mean_|dlogp|"] = round(float(mx.mean(diff).item()), 4)
-        row["max_|dlogp|"] = round(float(mx.max(diff).item()), 3)
+        row["mean_abs_dlogp"] = round(float(mx.mean(diff).item()), 4)
+        row["max_abs_dlogp"] = round(float(mx.max(diff).item()), 3)
         same = [x == y for x, y in zip(ref_greedy, greedy, strict=True)]
         row["greedy_same_%"] = round(100 * sum(same) / len(same), 1)
         row["first_diff"] = same.index(False) if False in same else "-"
