@@ -14,7 +14,7 @@ from afm import __version__
 from afm.auth import keys_from_env
 from afm.contract import SPEC_PATH
 from afm.model_catalog import chat_catalogue
-from afm.settings import Settings
+from afm.settings import Settings, parse_size
 from afm.startup import EXIT_CODES
 
 
@@ -139,6 +139,17 @@ FLAGS: tuple[Flag, ...] = (
          action="store_true", default=False),
     Flag(("--prefix-cache-bytes",), "prefix_cache_bytes", "Prefix cache memory bound.",
          "throughput", int, S.prefix_cache_bytes),
+    Flag(("--prompt-cache-dir",), "prompt_cache_dir",
+         "Persistent prompt cache: keep the KV state of prompts (and replies) in this folder, "
+         "one subfolder per model, so a restarted server resumes a session without prefilling "
+         "it again. Off when not given.", "throughput", Path, metavar="DIR"),
+    Flag(("--prompt-cache-size",), "prompt_cache_size",
+         "Bound of the --prompt-cache-dir folder per model (bytes, or with K, M, G); past it the "
+         "least recently used entries are deleted.", "throughput", str, "4G", metavar="SIZE"),
+    Flag(("--kv-bits",), "kv_bits",
+         "Quantize the KV cache to this many bits (4 or 8; off when not given) to fit longer "
+         "contexts in memory, at a small accuracy cost.", "throughput", int, None,
+         metavar="BITS"),
     Flag(("--prefill-step-size",), "prefill_step_size", "Prompt tokens per prefill chunk.",
          "throughput", int, S.prefill_step_size),
     Flag(("--cpu-weights",), "cpu_weights",
@@ -209,6 +220,8 @@ CAPABILITIES: dict[str, Any] = {
         "reasoning_content",
         "continuous batching",
         "prefix cache",
+        "persistent prompt cache on disk (--prompt-cache-dir)",
+        "KV-cache quantization (--kv-bits 4|8)",
         "cancellation",
         "durable files and batches",
         "prometheus metrics",
@@ -324,6 +337,9 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         raise ValueError("--speech-queue must be 0 or more")
     if ns.concurrent < 1:
         raise ValueError("--concurrent must be at least 1")
+    prompt_cache_bytes = parse_size(ns.prompt_cache_size)  # ValueError says what is wrong
+    if ns.kv_bits is not None and ns.kv_bits not in (4, 8):
+        raise ValueError(f"--kv-bits must be 4 or 8 (got {ns.kv_bits})")
     if ns.shutdown_timeout < 0:
         raise ValueError("--shutdown-timeout must be 0 (cancel at once) or more")
     return Settings(
@@ -363,6 +379,9 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         prefix_caching=not ns.disable_prefix_caching,
         prefix_cache_bytes=ns.prefix_cache_bytes,
         prefill_step_size=ns.prefill_step_size,
+        prompt_cache_dir=ns.prompt_cache_dir,
+        prompt_cache_bytes=prompt_cache_bytes,
+        kv_bits=ns.kv_bits,
         cpu_weights=ns.cpu_weights,
         shard_mode=ns.shard_mode,
         embedding_models=list(ns.embedding_models or []),

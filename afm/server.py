@@ -25,6 +25,7 @@ from afm.startup import (
     check_default_model,
     check_exposure,
     check_model_source,
+    check_prompt_cache_dir,
 )
 
 log = logging.getLogger("afm")
@@ -61,6 +62,7 @@ def serve(settings: Settings) -> None:
         check_exposure(settings.host, settings.api_keys, settings.allow_unauthenticated)
         sock = bind_socket(settings.host, settings.port)
         _check_data_dir(settings)
+        check_prompt_cache_dir(settings.prompt_cache_dir)
         from engine.blas import blas_report
 
         blas = blas_report()  # must precede the first `import mlx.core`

@@ -12,6 +12,24 @@ import platformdirs
 MB = 1024 * 1024
 
 
+def parse_size(text: str, flag: str = "--prompt-cache-size") -> int:
+    """``"2G"``, ``"512M"``, ``"64K"`` or plain bytes -> bytes (ValueError when not a size)."""
+    value = text.strip().upper().removesuffix("IB").removesuffix("B")
+    scale = 1
+    for suffix, factor in (("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40)):
+        if value.endswith(suffix):
+            value, scale = value[:-1], factor
+            break
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{flag}: not a size: {text!r} (bytes, or a number with K, M or G)"
+                         ) from None
+    if number < 0:
+        raise ValueError(f"{flag}: not a size: {text!r} (must be 0 or more)")
+    return int(number * scale)
+
+
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("afm"))
 
@@ -59,6 +77,9 @@ class Settings:
     prefix_caching: bool = True
     prefix_cache_bytes: int = 512 * MB
     prefill_step_size: int = 256
+    prompt_cache_dir: Path | None = None  # persistent prompt cache (engine.prompt_store)
+    prompt_cache_bytes: int = 4 * 1024 * MB
+    kv_bits: int | None = None  # KV-cache quantization (engine.kv_quant): 4 or 8
     cpu_weights: str = "auto"  # auto | float32 | native (engine.cpu_weights)
     shard_mode: str = "tensor"  # tensor | pipeline, under mlx.launch (engine.distributed)
     # other surfaces

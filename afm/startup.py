@@ -111,6 +111,20 @@ def check_exposure(host: str, api_keys: list[str], allow_unauthenticated: bool) 
         "Pass --api-key KEY (or set AFM_API_KEY), or --allow-unauthenticated to serve it open.")
 
 
+def check_prompt_cache_dir(folder: Path | None) -> None:
+    """Fail fast when the ``--prompt-cache-dir`` folder cannot be created or written."""
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".afm-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise StartupError(EXIT_USAGE, f"afm: --prompt-cache-dir {folder} cannot be used "
+                           f"({exc.strerror or exc}); pass a writable folder") from None
+
+
 # ---------------------------------------------------------------------------- model source
 @dataclass(frozen=True)
 class ModelSource:

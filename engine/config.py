@@ -21,6 +21,9 @@ class EngineConfig:
     prefix_cache: bool = True
     prefix_cache_bytes: int = 512 * 2**20
     prefill_step_size: int = 256
+    prompt_cache_dir: str | None = None  # persistent prompt cache (engine.prompt_store)
+    prompt_cache_bytes: int = 4 * 2**30
+    kv_bits: int | None = None  # quantized KV cache (engine.kv_quant): 4 or 8
     max_logprobs: int = 20
     cpu_weights: str = "auto"  # engine.cpu_weights.MODES: float32 conversion on a CPU device
     sharded: bool = False  # load this rank's shard and run in lockstep (engine.distributed)

@@ -27,10 +27,11 @@ from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
 
-from engine import cache_join, cpu_weights, distributed, metrics
+from engine import cache_join, cpu_weights, distributed, kv_quant, metrics
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, supports_prefix_cache
+from engine.prompt_store import PromptStore, model_identity
 from engine.reasoning import has_think_markup
 from engine.sampling import RowState, SampleOutput, sample
 from engine.scheduler import can_pipeline
@@ -74,9 +75,21 @@ class ModelRunner:
         # plain KV caches can be prefilled together in one left-padded batch (and cut at any
         # prefix, which the prefix cache needs)
         self.plain_kv = supports_prefix_cache(make_prompt_cache(model))
+        self.kv_bits: int | None = None
+        if config.kv_bits:
+            if config.sharded:
+                raise ValueError("--kv-bits is not supported for a sharded model")
+            kv_quant.make_quantized_cache(model, make_prompt_cache(model), config.kv_bits)
+            # quantized caches are prefilled one prompt at a time (no grouped prefill)
+            self.kv_bits, self.plain_kv = config.kv_bits, False
+            log.info("KV cache quantized to %d bits (group size %d)", self.kv_bits,
+                     kv_quant.GROUP_SIZE)
         self.prefix: PrefixCache | None = None
-        if config.prefix_cache and self.plain_kv:
-            self.prefix = PrefixCache(config.prefix_cache_bytes)
+        self.store: PromptStore | None = None
+        if config.prefix_cache and supports_prefix_cache(self._new_cache()):
+            self.store = self._open_store()
+            self.prefix = PrefixCache(config.prefix_cache_bytes,
+                                      self.store.save if self.store is not None else None)
         self.decoding: list[Sequence] = []  # the decode batch, one row each
         self.batch_cache: list[Any] | None = None
         self._pending: tuple[list[Sequence], SampleOutput] | None = None
@@ -106,13 +119,39 @@ class ModelRunner:
         reused, cache = 0, None
         if self.prefix is not None:
             reused, cache = self.prefix.lookup(prompt, limit=len(prompt) - 1)
+            if self.store is not None:  # a longer prefix on disk (e.g. after a restart)
+                n, disk = self.store.lookup(prompt, len(prompt) - 1,
+                                            better_than=max(reused, MIN_PREFIX_REUSE - 1))
+                if disk is not None:
+                    reused, cache = n, disk
             if reused < MIN_PREFIX_REUSE:  # cheaper to recompute, and keeps batched prefill
                 reused, cache = 0, None
             metrics.prefix_cache_queries.inc(len(prompt))
             metrics.prefix_cache_hits.inc(reused)
-        seq.cache = cache if cache is not None else make_prompt_cache(self.model)
+        seq.cache = cache if cache is not None else self._new_cache()
         seq.prefill_pos = seq.cached_tokens = reused
         self._op(distributed.PREPARE, [seq.order, *prompt])
+
+    def _new_cache(self) -> list[Any]:
+        """A fresh batch-1 cache per layer (quantized under ``--kv-bits``)."""
+        plain = make_prompt_cache(self.model)
+        if self.kv_bits is None:
+            return plain
+        return kv_quant.make_quantized_cache(self.model, plain, self.kv_bits)
+
+    def _open_store(self) -> PromptStore | None:
+        """The persistent prompt cache of ``--prompt-cache-dir`` (not for sharded models: every
+        rank would need the same entries)."""
+        config = self.config
+        if not config.prompt_cache_dir:
+            return None
+        if config.sharded:
+            log.warning("--prompt-cache-dir is ignored for a sharded model")
+            return None
+        choice = self.weights_choice
+        variant = f"weights={choice.weights};source={choice.source};kv_bits={self.kv_bits}"
+        return PromptStore(config.prompt_cache_dir, model_identity(config.model, variant),
+                           config.prompt_cache_bytes)
 
     def _op(self, op: int, args: list[int], tokens: int = 0) -> None:
         """Announce an operation that runs ``tokens`` tokens through the model to the other
@@ -131,8 +170,11 @@ class ModelRunner:
         self._op(distributed.NOP, [])
 
     def close(self) -> None:
-        """The engine stops: the other ranks of a sharded server leave their worker loop."""
+        """The engine stops: the other ranks of a sharded server leave their worker loop;
+        queued prompt-cache writes finish."""
         self._op(distributed.STOP, [])
+        if self.store is not None:
+            self.store.close()
 
     # ----------------------------------------------------------------- prefill
 
@@ -215,12 +257,18 @@ class ModelRunner:
         """Move a sequence whose prompt is prefilled (alone) into the decode batch."""
         assert seq.cache is not None
         self._op(distributed.JOIN, [seq.order])
-        single = [c.merge([c]) for c in seq.cache]
+        if self.kv_bits is not None:
+            single = [kv_quant.BatchQuantizedKVCache.merge([c]) for c in seq.cache]
+        else:
+            single = [c.merge([c]) for c in seq.cache]
         if self.batch_cache is None:
             self.batch_cache = single
         else:
             for batch_c, new_c in zip(self.batch_cache, single, strict=True):
-                cache_join.extend(batch_c, new_c)
+                if self.kv_bits is not None:
+                    batch_c.extend(new_c)
+                else:
+                    cache_join.extend(batch_c, new_c)
         seq.cache = None
         self.decoding.append(seq)
 
@@ -377,5 +425,5 @@ class ModelRunner:
             kv += sum(c.nbytes for c in self.batch_cache)
         for s in prefilling:
             if s.cache is not None:
-                kv += sum(c.nbytes for c in s.cache)
+                kv += sum(c.nbytes for c in s.cache if c.keys is not None)
         return kv

@@ -10,25 +10,59 @@ least-recently-used eviction.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import mlx.core as mx
 import numpy as np
-from mlx_lm.models.cache import KVCache
+from mlx_lm.models.cache import KVCache, QuantizedKVCache
+
+KV = Any  # one layer's keys (or values): an array [1, H, n, D], or a quantized triple of them
 
 
 @dataclass
 class _Entry:
     tokens: np.ndarray
-    keys: list[mx.array]  # per layer [1, H, n, D]
-    values: list[mx.array]
+    keys: list[KV]  # per layer [1, H, n, D] (or quantized triples)
+    values: list[KV]
     nbytes: int
+    quant: tuple[int, int] | None = None  # (group_size, bits) of quantized entries
+
+
+def _cut(x: KV, n: int) -> KV:
+    """The first ``n`` positions of an array or a quantized triple."""
+    if isinstance(x, (tuple, list)):
+        return tuple(a[..., :n, :] for a in x)
+    return x[..., :n, :]
+
+
+def _contiguous(x: KV) -> KV:
+    if isinstance(x, (tuple, list)):
+        return tuple(mx.contiguous(a) for a in x)
+    return mx.contiguous(x)
+
+
+def _nbytes(x: KV) -> int:
+    return sum(a.nbytes for a in x) if isinstance(x, (tuple, list)) else x.nbytes
+
+
+def restore(keys: list[KV], values: list[KV], n: int, quant: tuple[int, int] | None
+            ) -> list[Any]:
+    """Fresh batch-1 caches holding the first ``n`` positions of ``keys``/``values``."""
+    caches: list[Any] = []
+    for k, v in zip(keys, values, strict=True):
+        c: Any = KVCache() if quant is None else QuantizedKVCache(*quant)
+        c.keys, c.values, c.offset = _cut(k, n), _cut(v, n), n
+        caches.append(c)
+    return caches
 
 
 def supports_prefix_cache(cache: list[Any]) -> bool:
-    """Only plain (trimmable, full-attention) KV caches can be cut at any prefix."""
-    return bool(cache) and all(type(c) is KVCache for c in cache)
+    """Only plain (trimmable, full-attention) KV caches, or their quantized form, can be cut at
+    any prefix."""
+    return bool(cache) and (all(type(c) is KVCache for c in cache)
+                            or all(type(c) is QuantizedKVCache for c in cache))
 
 
 def _common_prefix(a: np.ndarray, b: np.ndarray) -> int:
@@ -42,8 +76,11 @@ def _common_prefix(a: np.ndarray, b: np.ndarray) -> int:
 class PrefixCache:
     """LRU store of KV caches keyed by token sequences."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int,
+                 on_insert: Callable[[np.ndarray, list[KV], list[KV], tuple[int, int] | None],
+                                     None] | None = None) -> None:
         self.max_bytes = max_bytes
+        self.on_insert = on_insert  # told of each stored entry (the persistent prompt cache)
         self._entries: OrderedDict[int, _Entry] = OrderedDict()
         self._next_id = 0
         self.nbytes = 0
@@ -54,7 +91,7 @@ class PrefixCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, tokens: list[int], limit: int) -> tuple[int, list[KVCache] | None]:
+    def lookup(self, tokens: list[int], limit: int) -> tuple[int, list[Any] | None]:
         """Reuse up to ``limit`` leading tokens: (count, fresh caches) or (0, None)."""
         self.query_tokens += len(tokens)
         if not self._entries or limit <= 0:
@@ -70,15 +107,10 @@ class PrefixCache:
             return 0, None
         entry = self._entries[best_id]
         self._entries.move_to_end(best_id)
-        caches = []
-        for k, v in zip(entry.keys, entry.values, strict=True):
-            c = KVCache()
-            c.keys, c.values, c.offset = k[..., :n, :], v[..., :n, :], n
-            caches.append(c)
         self.hit_tokens += n
-        return n, caches
+        return n, restore(entry.keys, entry.values, n, entry.quant)
 
-    def insert(self, tokens: list[int], cache: list[KVCache]) -> bool:
+    def insert(self, tokens: list[int], cache: list[Any]) -> bool:
         """Store the KV state of ``tokens`` (``cache`` must hold exactly those positions)."""
         n = len(tokens)
         if n == 0 or any(c.offset != n for c in cache):
@@ -91,13 +123,17 @@ class PrefixCache:
                 return False
             if common == entry.tokens.shape[0]:  # the old entry is a prefix of the new one
                 self._drop(entry_id)
-        keys = [mx.contiguous(c.keys[..., :n, :]) for c in cache]
-        values = [mx.contiguous(c.values[..., :n, :]) for c in cache]
+        keys = [_contiguous(_cut(c.keys, n)) for c in cache]
+        values = [_contiguous(_cut(c.values, n)) for c in cache]
         mx.eval(keys, values)
-        nbytes = sum(k.nbytes + v.nbytes for k, v in zip(keys, values, strict=True))
+        quant = ((cache[0].group_size, cache[0].bits) if isinstance(cache[0], QuantizedKVCache)
+                 else None)
+        nbytes = sum(_nbytes(k) + _nbytes(v) for k, v in zip(keys, values, strict=True))
+        if self.on_insert is not None:
+            self.on_insert(seq, keys, values, quant)
         if nbytes > self.max_bytes:
             return False
-        self._entries[self._next_id] = _Entry(seq, keys, values, nbytes)
+        self._entries[self._next_id] = _Entry(seq, keys, values, nbytes, quant)
         self._next_id += 1
         self.nbytes += nbytes
         while self.nbytes > self.max_bytes and self._entries:
