@@ -67,6 +67,7 @@ def engine_config(entry: ModelEntry, settings: Settings) -> EngineConfig:
         prefix_cache=settings.prefix_caching,
         prefix_cache_bytes=settings.prefix_cache_bytes,
         prefill_step_size=settings.prefill_step_size,
+        max_context=settings.max_context,
         max_logprobs=settings.max_logprobs,
         cpu_weights=settings.cpu_weights,
         sharded=distributed.world_size() > 1,

@@ -59,6 +59,7 @@ class Settings:
     prefix_caching: bool = True
     prefix_cache_bytes: int = 512 * MB
     prefill_step_size: int = 256
+    max_context: int = 0  # 0: each model's own context length
     cpu_weights: str = "auto"  # auto | float32 | native (engine.cpu_weights)
     shard_mode: str = "tensor"  # tensor | pipeline, under mlx.launch (engine.distributed)
     # other surfaces
