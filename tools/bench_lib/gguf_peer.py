@@ -13,8 +13,11 @@ round, the order alternating between rounds:
 Each ratio is afm over llama-server within a round (decode: tok/s; prompts: the inverse ratio of
 TTFTs, so above 1 afm is faster), then the median over rounds.
 
-llama-server runs ``-t <cores> -np 16 -kvu -c <ctx> --jinja`` with ``-fa`` as ``--llama-fa``
-says (default ``auto``) and its default batch sizes (``-b 2048 -ub 512``); afm runs
+llama-server runs ``-t <T> -np 16 -kvu -c <ctx> --jinja`` with ``-fa`` as ``--llama-fa``
+says (default ``auto``) and its default batch sizes (``-b 2048 -ub 512``); T is 1 or all
+cores, whichever a ``llama-bench`` decode probe finds faster at the start of each file (on a
+loaded 2-core machine its two spinning threads collapsed to 2 tok/s where one thread ran 20), or
+``--llama-threads``. afm runs
 ``afm serve --model FILE`` with its defaults (16 slots). Neither is niced.
 """
 
@@ -61,6 +64,29 @@ def llama_gguf_spec(gguf: Path, port: int, ctx: int, fa: str, threads: int | Non
             "-t", str(threads or _threads()), "-np", str(slots), "-kvu", "-c", str(ctx), "--jinja",
             "-fa", fa]
     return ServerSpec("llama", f"llama-server {' '.join(argv[7:])}", argv)
+
+
+def probe_threads(gguf: Path) -> tuple[int, str]:
+    """llama.cpp's faster thread count right now (1 or all cores), by a short ``llama-bench``
+    decode run of each: on a loaded machine its spinning threads collapse at 2 threads (2 vs
+    20 tok/s measured), on a quiet one 2 threads win. Returns it and what was measured."""
+    import subprocess
+
+    bench = _binary("llama-bench")
+    cores = _threads()
+    if bench is None or cores == 1:
+        return cores, "llama-bench not built: all cores"
+    rates: dict[int, float] = {}
+    for t in sorted({1, cores}):
+        try:
+            out = subprocess.run([str(bench), "-m", str(gguf), "-t", str(t), "-p", "0", "-n", "16",
+                                  "-r", "1", "-o", "json"], capture_output=True, text=True,
+                                 timeout=180, check=True).stdout
+            rates[t] = float(json.loads(out)[0]["avg_ts"])
+        except (subprocess.SubprocessError, ValueError, KeyError, IndexError, OSError):
+            rates[t] = 0.0
+    best = max(rates, key=lambda t: rates[t])
+    return best, ", ".join(f"-t {t}: {r:.1f} tok/s" for t, r in sorted(rates.items()))
 
 
 def rss_mib(pid: int) -> dict[str, float]:
@@ -182,7 +208,13 @@ def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults
     afm_port, llama_port = free_port(), free_port()
     spec_a = afm_spec(gguf, afm_port, 16, ["--data-dir", tempfile.mkdtemp(prefix="afm-gguf-")])
     spec_a.label = "afm serve (defaults: 16 slots)"
-    spec_l = llama_gguf_spec(gguf, llama_port, ctx, args.llama_fa, args.llama_threads)
+    threads = args.llama_threads
+    if not threads:
+        threads, probe = probe_threads(gguf)
+        res.notes.append(f"llama-server threads chosen by a llama-bench decode probe before the "
+                         f"run ({probe}): -t {threads}")
+        print(f"[gguf] {gguf.stem}: llama threads probe {probe}", file=sys.stderr, flush=True)
+    spec_l = llama_gguf_spec(gguf, llama_port, ctx, args.llama_fa, threads)
     servers = {"afm": Server(spec_a, afm_port, log_dir), "llama": Server(spec_l, llama_port,
                                                                          log_dir)}
     servers["afm"].log_path = log_dir / f"afm-{gguf.stem}.log"
@@ -295,7 +327,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--long", action="store_true",
                         help="--gguf: also a 16k-token prompt, once (minutes per server)")
     parser.add_argument("--llama-threads", type=int, default=None,
-                        help="--gguf: llama-server's -t (default: the usable cores)")
+                        help="--gguf: llama-server's -t (default: 1 or all cores, whichever a "
+                        "short llama-bench decode probe finds faster at the start)")
     parser.add_argument("--llama-fa", default="auto", choices=["auto", "on", "off"],
                         help="--gguf: llama-server's -fa")
 
