@@ -207,7 +207,8 @@ def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults
     ctx = max(ctx, 16 * (args.tokens + 64))
     afm_port, llama_port = free_port(), free_port()
     spec_a = afm_spec(gguf, afm_port, 16, ["--data-dir", tempfile.mkdtemp(prefix="afm-gguf-")])
-    spec_a.label = "afm serve (defaults: 16 slots)"
+    spec_a.env = dict(kv.split("=", 1) for kv in args.afm_env)
+    spec_a.label = "afm serve (defaults: 16 slots" + "".join(f", {kv}" for kv in args.afm_env) + ")"
     threads = args.llama_threads
     if not threads:
         threads, probe = probe_threads(gguf)
@@ -329,6 +330,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llama-threads", type=int, default=None,
                         help="--gguf: llama-server's -t (default: 1 or all cores, whichever a "
                         "short llama-bench decode probe finds faster at the start)")
+    parser.add_argument("--afm-env", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="--gguf: environment for afm serve, e.g. AFM_GGUF_DEQUANT=4bit")
     parser.add_argument("--llama-fa", default="auto", choices=["auto", "on", "off"],
                         help="--gguf: llama-server's -fa")
 
