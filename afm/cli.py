@@ -152,6 +152,10 @@ FLAGS: tuple[Flag, ...] = (
          metavar="BITS"),
     Flag(("--prefill-step-size",), "prefill_step_size", "Prompt tokens per prefill chunk.",
          "throughput", int, S.prefill_step_size),
+    Flag(("--max-context",), "max_context",
+         "Tokens a request may hold, prompt and output (0: each model's own context length). "
+         "Longer prompts get 400 context_length_exceeded and output stops there: it bounds "
+         "each slot's KV cache.", "throughput", int, S.max_context),
     Flag(("--cpu-weights",), "cpu_weights",
          "CPU weight policy: auto converts quantized and bf16/fp16 weights to float32 at load "
          "when the copy fits half of available memory (AFM_CPU_WEIGHTS_BUDGET bytes overrides); "
@@ -333,6 +337,8 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
     if ns.max_loaded_models < 0:
         raise ValueError("--max-loaded-models must be 0 (no bound) or more")
     chat_catalogue(list(ns.models or []), ns.models_dir)  # names clash, --models-dir missing
+    if ns.max_context < 0:
+        raise ValueError("--max-context must be 0 (the model's own) or more")
     if ns.speech_queue < 0:
         raise ValueError("--speech-queue must be 0 or more")
     if ns.concurrent < 1:
@@ -382,6 +388,7 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         prompt_cache_dir=ns.prompt_cache_dir,
         prompt_cache_bytes=prompt_cache_bytes,
         kv_bits=ns.kv_bits,
+        max_context=ns.max_context,
         cpu_weights=ns.cpu_weights,
         shard_mode=ns.shard_mode,
         embedding_models=list(ns.embedding_models or []),

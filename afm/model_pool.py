@@ -70,6 +70,7 @@ def engine_config(entry: ModelEntry, settings: Settings) -> EngineConfig:
         prompt_cache_dir=str(settings.prompt_cache_dir) if settings.prompt_cache_dir else None,
         prompt_cache_bytes=settings.prompt_cache_bytes,
         kv_bits=settings.kv_bits,
+        max_context=settings.max_context,
         max_logprobs=settings.max_logprobs,
         cpu_weights=settings.cpu_weights,
         sharded=distributed.world_size() > 1,

@@ -80,6 +80,7 @@ class Settings:
     prompt_cache_dir: Path | None = None  # persistent prompt cache (engine.prompt_store)
     prompt_cache_bytes: int = 4 * 1024 * MB
     kv_bits: int | None = None  # KV-cache quantization (engine.kv_quant): 4 or 8
+    max_context: int = 0  # 0: each model's own context length
     cpu_weights: str = "auto"  # auto | float32 | native (engine.cpu_weights)
     shard_mode: str = "tensor"  # tensor | pipeline, under mlx.launch (engine.distributed)
     # other surfaces

@@ -237,16 +237,31 @@ def use_native_ops(choice: WeightsChoice) -> None:
         choice.reason += "; RMSNorm, RoPE, SiLU gate and decode attention as native CPU ops"
 
 
+def use_decode_layers(model: nn.Module, choice: WeightsChoice) -> None:
+    """After fusion and the native ops: decode steps' attention and MLP as a few native ops a
+    layer (``engine.decode_layers``); the choice's reason says so."""
+    from engine import decode_layers, fast_ops
+
+    if not _is_cpu() or not fast_ops.installed():
+        return
+    count = decode_layers.install(model)
+    if count:
+        choice.reason += f"; decode attention and MLP as native layer ops ({count} modules)"
+
+
 def prepare(model: nn.Module, mode: str = "auto", what: str = "model", *,
             sharded: bool = False) -> WeightsChoice:
     """Everything the engine does to a freshly loaded model for the CPU: :func:`apply`,
     then (not when sharded: the ranks already share the cores, and their layers are shards)
-    :func:`use_parallel_matmuls` and :func:`use_fused_siblings`, then :func:`use_native_ops`."""
+    :func:`use_parallel_matmuls` and :func:`use_fused_siblings`, then :func:`use_native_ops`
+    and (not sharded) :func:`use_decode_layers`."""
     choice = apply(model, mode, what=what)
     if not sharded:
         use_parallel_matmuls(model, choice)
         use_fused_siblings(model, choice)
     use_native_ops(choice)
+    if not sharded:
+        use_decode_layers(model, choice)
     return choice
 
 

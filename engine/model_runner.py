@@ -46,6 +46,18 @@ Emit = Callable[[list[Sequence], SampleOutput], None]
 """Turns one step's sampled tokens (one per listed sequence) into events."""
 
 
+def _kv_bytes_per_token(args: Any) -> int:
+    """Float32 K and V bytes one token takes in every layer (0 when the config does not say)."""
+    try:
+        layers = int(args.num_hidden_layers)
+        heads = int(args.num_attention_heads)
+        kv_heads = int(getattr(args, "num_key_value_heads", None) or heads)
+        head_dim = int(getattr(args, "head_dim", None) or args.hidden_size // heads)
+    except (AttributeError, TypeError, ValueError, ZeroDivisionError):
+        return 0
+    return 2 * layers * kv_heads * head_dim * 4
+
+
 class ModelRunner:
     """Loads a model with mlx-lm and runs prefill and batched decode for the engine thread."""
 
@@ -68,6 +80,15 @@ class ModelRunner:
         self.model_type: str | None = getattr(args, "model_type", None) or None
         self.vocab_size = int(getattr(args, "vocab_size", 0) or len(tokenizer))
         self.max_context = int(getattr(args, "max_position_embeddings", 0) or _DEFAULT_CONTEXT)
+        if config.max_context > 0:
+            self.max_context = min(self.max_context, config.max_context)
+        self.kv_bytes_per_token = _kv_bytes_per_token(args)
+        if self.kv_bytes_per_token:
+            slot = self.kv_bytes_per_token * self.max_context
+            log.info("KV cache: %.0f KiB a token (float32); up to %.0f MiB a slot at the "
+                     "%d-token context, %.1f GiB for %d slots (the decode batch pads each row "
+                     "to its longest)", self.kv_bytes_per_token / 2**10, slot / 2**20,
+                     self.max_context, slot * config.concurrent / 2**30, config.concurrent)
         self.eos_token_ids = set(tokenizer.eos_token_ids)
         self.think_markup = has_think_markup(tokenizer)
         self.token_table = TokenTable(tokenizer)

@@ -24,6 +24,14 @@ and writes everything with a machine description to ``--out`` (default ``BENCHMA
     python tools/bench.py                       # full run, writes BENCHMARKS.md
     python tools/bench.py --quick --only raw,mlxlm --out /tmp/bench.md
     python tools/bench.py --only afm,formats,mlxlm-blas --rounds 2 --tokens 64
+
+``--gguf [FILE ...]`` runs another benchmark instead: afm against llama-server on the same real
+GGUF files (default: the two real model files), decode at 1/4/16 clients and cold prompts of
+~256/1k/4k tokens (``--long``: 16k once), peak RSS, paired per-round ratios
+(``tools/bench_lib/gguf_peer.py``; ~3 minutes a file at the default 2 rounds)::
+
+    python tools/bench.py --gguf                          # both real files, prints the tables
+    python tools/bench.py --gguf /work/models/SmolLM2-135M-Instruct.Q4_1.gguf --long --out x.md
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools.bench_lib import gguf_peer  # noqa: E402
 from tools.bench_lib.client import StreamResult, WaveStats, run_wave, stream_chat  # noqa: E402
 from tools.bench_lib.formats import blas_variants, model_copy  # noqa: E402
 from tools.bench_lib.llama import QUANTS, llama_setup, llama_spec  # noqa: E402
@@ -669,7 +678,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds to wait for a server to answer /v1/models")
     parser.add_argument("--afm-arg", action="append", default=[],
                         help="extra argument for `afm serve` (repeatable)")
+    gguf_peer.add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.gguf is not None:  # afm against llama-server on real GGUF files, nothing else
+        args.tokens = args.tokens or 64
+        args.concurrency = args.concurrency or [1, 4, 16]
+        args.rounds = args.rounds or 2
+        return gguf_peer.main(args)
     args.tokens = args.tokens or (64 if args.quick else 128)
     args.concurrency = args.concurrency or ([1, 8] if args.quick else [1, 4, 8, 16])
     args.waves = args.waves or (1 if args.quick else 2)

@@ -4,11 +4,12 @@ Prints, for each batch size: the MLX graph nodes of one decode step by primitive
 time split into building the graph (Python) and ``async_eval`` (dispatch and compute: on MLX's
 CPU backend it returns only when all but a few dozen ops have run), interleaved over three
 variants: MLX's ``mx.fast`` CPU fallbacks and mlx-lm's ``swiglu``; the native RMSNorm / RoPE /
-attention (``engine.fast_ops``) with mlx-lm's ``swiglu``; and all native ops (the SiLU gate
-too, what the engine runs). Then the SiLU gate alone per call (mlx-lm's ``swiglu`` against the
-native op) and a batched prefill of 15 prompts of 31 tokens (the shape of a 16-client burst)
-with mlx-lm's gate and with the native one. The model gets what the engine does at load (CPU
-weight policy, parallel float32 matmuls, fused projections, native quantized kernels).
+attention (``engine.fast_ops``) with mlx-lm's ``swiglu``; those with the native SiLU gate but
+mlx-lm's attention and MLP layers; and everything the engine runs (``engine.decode_layers`` too).
+Decode steps run on the engine's ``BatchKVCache``. Then the SiLU gate alone per call
+(mlx-lm's ``swiglu`` against the native op) and a batched prefill of 15 prompts of 31 tokens
+(the shape of a 16-client burst) in each native variant. The model gets what the engine does at
+load (CPU weight policy, parallel float32 matmuls, fused projections, native quantized kernels).
 
 Run in a fresh interpreter (the BLAS must load before MLX)::
 
@@ -30,12 +31,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.blas import blas_report  # noqa: E402
 
 
+def _decode_cache(model: object, batch: int) -> list[object]:
+    """The engine's decode-batch cache: one ``BatchKVCache`` a layer (no padding)."""
+    from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
+
+    return [BatchKVCache([0] * batch) for _ in make_prompt_cache(model)]
+
+
 def node_counts(model: object, batch: int) -> collections.Counter[str]:
     """Primitives in the graph of one decode step (after a 32-token prefill)."""
     import mlx.core as mx
-    from mlx_lm.models.cache import make_prompt_cache
 
-    cache = make_prompt_cache(model)
+    cache = _decode_cache(model, batch)
     tok = mx.argmax(model(mx.zeros((batch, 32), dtype=mx.int32), cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
     mx.eval(tok)
     nxt = mx.argmax(model(tok[:, None], cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
@@ -48,9 +55,8 @@ def node_counts(model: object, batch: int) -> collections.Counter[str]:
 def step_times(model: object, batch: int, steps: int) -> tuple[float, float, float]:
     """(step, build, async_eval) milliseconds per greedy decode step, pipelined as the engine."""
     import mlx.core as mx
-    from mlx_lm.models.cache import make_prompt_cache
 
-    cache = make_prompt_cache(model)
+    cache = _decode_cache(model, batch)
     prompt = mx.random.randint(3, 1000, (batch, 32), key=mx.random.key(batch))
     tok = mx.argmax(model(prompt, cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
     mx.eval(tok)
@@ -71,7 +77,8 @@ def step_times(model: object, batch: int, steps: int) -> tuple[float, float, flo
     return 1000 * total / steps, 1000 * build / steps, 1000 * launch / steps
 
 
-VARIANTS = (("MLX fallbacks", "mlx"), ("native, MLX swiglu", "no-gate"), ("native", "all"))
+VARIANTS = (("MLX fallbacks", "mlx"), ("native, MLX swiglu", "no-gate"),
+            ("native, mlx-lm layers", "no-layers"), ("native", "all"))
 
 
 def gate_calls(shapes: tuple[tuple[int, ...], ...] = ((1, 1, 1536), (16, 1, 1536),
@@ -112,14 +119,19 @@ def prefill_ms(model: object, rows: int = 15, length: int = 31) -> float:
     return 1000 * (time.perf_counter() - t0)
 
 
-def use(variant: str) -> None:
-    """Route the model's ops as ``variant`` says (see :data:`VARIANTS`)."""
-    from engine import fast_ops
+def use(variant: str, model: object = None) -> None:
+    """Route the model's ops as ``variant`` says (see :data:`VARIANTS`); the native decode
+    layers (``engine.decode_layers``) only in "all"."""
+    from engine import decode_layers, fast_ops
 
+    if model is not None:
+        decode_layers.uninstall(model)  # type: ignore[arg-type]
     if variant == "mlx":
         fast_ops.uninstall()
     else:
-        fast_ops.install(silu_gate=variant == "all")
+        fast_ops.install(silu_gate=variant != "no-gate")
+    if variant == "all" and model is not None:
+        decode_layers.install(model)  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,14 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     blas_report()
     from mlx_lm import load
 
-    from engine import cpu_weights, fast_ops
+    from engine import cpu_weights
 
     model, _ = load(args.model)
     choice = cpu_weights.prepare(model)  # what the engine does at load
     print(f"weights: {choice.reason}")
     for batch in args.batch:
         for label, variant in VARIANTS:
-            use(variant)
+            use(variant, model)
             counts = node_counts(model, batch)
             top = ", ".join(f"{k} {v}" for k, v in counts.most_common(8))
             print(f"B={batch} {label}: {sum(counts.values())} graph nodes ({top}, ...)")
@@ -149,23 +161,23 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.rounds):
         for batch in args.batch:
             for label, variant in VARIANTS:
-                use(variant)
+                use(variant, model)
                 step, build, launch = step_times(model, batch, args.steps)
                 print(f"| {batch} | {label} | {step:.2f} | {build:.2f} | {launch:.2f} |",
                       flush=True)
     print()
-    fast_ops.install()
+    use("all", model)
     gate_calls()
     print()
     prefill_ms(model)
-    times: dict[str, list[float]] = {"native, MLX swiglu": [], "native": []}
+    times: dict[str, list[float]] = {label: [] for label, _ in VARIANTS[1:]}
     for _ in range(3 * args.rounds):
         for label, variant in VARIANTS[1:]:
-            use(variant)
+            use(variant, model)
             times[label].append(prefill_ms(model))
     print("prefill, 15 prompts x 31 tokens (median ms): " + ", ".join(
         f"{label} {sorted(t)[len(t) // 2]:.0f}" for label, t in times.items()))
-    fast_ops.install()
+    use("all", model)
     return 0
 
 

@@ -78,4 +78,15 @@ NB_MODULE(_afm_qmm, m) {
         "sdpa for long queries (prefill): tiled, online softmax, no Lq x Lk score matrix.");
   m.def("silu_mul", &afm::silu_mul, "gate"_a, "x"_a,
         "silu(gate) * x (mlx-lm's swiglu) as one CPU primitive (float32, equal shapes).");
+  m.def("kv_append", &afm::kv_append, "buf"_a, "src"_a, "col"_a, "idx"_a, "pos"_a.none(),
+        "dims"_a, "traditional"_a, "base"_a, "scale"_a,
+        "buf [B, H, cap, D] with row idx of each head from src [B, 1, W] columns col.. "
+        "(rotated at pos [B] when given); in buf's memory when donatable.");
+  m.def("decode_attention", &afm::decode_attention, "src"_a, "keys"_a, "values"_a, "pos"_a,
+        "start"_a, "n_heads"_a, "n_keys"_a, "scale"_a, "dims"_a, "traditional"_a, "base"_a,
+        "rope_scale"_a,
+        "One query per row: RoPE of src's query columns, attention over rows [start[b], n_keys) "
+        "of the KV buffers; [B, 1, n_heads * D].");
+  m.def("silu_mul_halves", &afm::silu_mul_halves, "y"_a,
+        "silu(y[..., :F]) * y[..., F:] as one CPU primitive (float32).");
 }

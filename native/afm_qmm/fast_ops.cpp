@@ -479,3 +479,264 @@ void SiluMulCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&
 }
 
 }  // namespace afm
+
+// ---- decode-step attention (fast_ops.h: kv_append, decode_attention) -------------------------
+
+namespace afm {
+
+namespace {
+
+// RoPE's inverse frequencies and one position's cos/sin table, computed as RopeCPU does.
+void rope_inv_freq(float base, int half, std::vector<float>& inv_freq) {
+  inv_freq.resize(half);
+  const float step = -std::log(base) / float(half);
+  for (int i = 0; i < half; ++i) inv_freq[i] = std::exp(float(i) * step);
+}
+
+void rope_table(int32_t base_pos, float scale, const std::vector<float>& inv_freq,
+                std::vector<float>& cs) {
+  const int half = int(inv_freq.size());
+  cs.resize(size_t(half) * 2);
+  const float pos = float(base_pos + 0 + 0) * scale;
+  for (int i = 0; i < half; ++i) {
+    const float theta = pos * inv_freq[i];
+    cs[size_t(i) * 2] = std::cos(theta);
+    cs[size_t(i) * 2 + 1] = std::sin(theta);
+  }
+}
+
+void check_decode_src(const mx::array& src, int cols) {
+  check_f32(src, "src");
+  if (src.ndim() != 3 || src.shape(1) != 1 || src.shape(2) < cols)
+    throw std::invalid_argument("afm decode ops: src must be [B, 1, W] with enough columns");
+}
+
+void check_rows(const mx::array& a, int B, const char* what) {
+  if (a.dtype() != mx::int32 || a.ndim() != 1 || a.shape(0) != B)
+    throw std::invalid_argument(std::string("afm decode ops: ") + what + " must be int32 [B]");
+}
+
+}  // namespace
+
+mx::array kv_append(
+    const mx::array& buf,
+    const mx::array& src,
+    int col,
+    int idx,
+    const std::optional<mx::array>& pos,
+    int dims,
+    bool traditional,
+    float base,
+    float scale) {
+  check_f32(buf, "buf");
+  if (buf.ndim() != 4) throw std::invalid_argument("afm kv_append: buf must be [B, H, cap, D]");
+  const int B = buf.shape(0), H = buf.shape(1), cap = buf.shape(2), D = buf.shape(3);
+  check_decode_src(src, col + H * D);
+  if (src.shape(0) != B) throw std::invalid_argument("afm kv_append: batch sizes differ");
+  if (col < 0 || idx < 0 || idx >= cap) throw std::invalid_argument("afm kv_append: bad index");
+  std::vector<mx::array> inputs{buf, src};
+  if (pos) {
+    check_rows(*pos, B, "pos");
+    if (dims <= 0 || dims % 2 || dims > D)
+      throw std::invalid_argument("afm kv_append: dims must be even and at most D");
+    inputs.push_back(*pos);
+  }
+  return mx::array(buf.shape(), mx::float32,
+                   std::make_shared<KvAppendCPU>(cpu_stream(), col, idx, bool(pos), dims,
+                                                 traditional, base, scale),
+                   std::move(inputs));
+}
+
+void KvAppendCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
+  auto& buf = inputs[0];
+  auto& out = outputs[0];
+  auto& enc = mx::cpu::get_command_encoder(stream());
+  for (auto& a : inputs) enc.set_input_array(a);
+  // the cache's old buffer is no longer referenced (the cache holds this output): write in it
+  const bool donated = buf.is_donatable() && buf.flags().row_contiguous;
+  if (donated)
+    out.copy_shared_buffer(buf);
+  else
+    out.set_data(mx::allocator::malloc(out.nbytes()));
+  enc.set_output_array(out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([buf = weak(buf), src = weak(inputs[1]), pos = weak(rope_ ? inputs[2] : inputs[1]),
+                out = weak(out), donated, avx2, col = col_, idx = idx_, rope = rope_,
+                dims = dims_, traditional = traditional_, base = base_,
+                scale = scale_]() mutable {
+    const int B = buf.shape(0), H = buf.shape(1), cap = buf.shape(2), D = buf.shape(3);
+    float* op = out.data<float>();
+    if (!donated) copy_row_major(buf, op);
+    std::vector<float> keep_src;
+    const float* sp = src.data<float>();
+    int64_t ld = src.shape(2);
+    if (!src.flags().row_contiguous) {
+      keep_src.resize(src.size());
+      copy_row_major(src, keep_src.data());
+      sp = keep_src.data();
+    }
+    std::vector<float> inv_freq, cs;
+    if (rope) rope_inv_freq(base, dims / 2, inv_freq);
+    auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
+    const int64_t xs[2] = {D, 0}, ys[2] = {int64_t(cap) * D, 0};
+    for (int b = 0; b < B; ++b) {
+      const float* x = sp + b * ld + col;
+      float* y = op + (int64_t(b) * H * cap + idx) * D;
+      if (rope) {
+        rope_table(pos.data<int32_t>()[b], scale, inv_freq, cs);
+        rows(x, xs, y, ys, H, D, dims, traditional, cs.data(), 1);
+      } else {
+        for (int h = 0; h < H; ++h) std::copy(x + h * D, x + (h + 1) * D, y + h * ys[0]);
+      }
+    }
+  });
+}
+
+void KvAppendCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmKvAppendCPU runs on the CPU only");
+}
+
+bool KvAppendCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const KvAppendCPU&>(other);
+  return col_ == o.col_ && idx_ == o.idx_ && rope_ == o.rope_ && dims_ == o.dims_ &&
+      traditional_ == o.traditional_ && base_ == o.base_ && scale_ == o.scale_;
+}
+
+mx::array decode_attention(
+    const mx::array& src,
+    const mx::array& kbuf,
+    const mx::array& vbuf,
+    const mx::array& pos,
+    const mx::array& start,
+    int n_heads,
+    int n_keys,
+    float attn_scale,
+    int dims,
+    bool traditional,
+    float base,
+    float rope_scale) {
+  check_f32(kbuf, "keys");
+  check_f32(vbuf, "values");
+  if (kbuf.ndim() != 4 || vbuf.ndim() != 4 || kbuf.shape(0) != vbuf.shape(0) ||
+      kbuf.shape(1) != vbuf.shape(1) || kbuf.shape(2) != vbuf.shape(2))
+    throw std::invalid_argument("afm decode_attention: keys and values must be [B, Hkv, cap, D]");
+  const int B = kbuf.shape(0), hkv = kbuf.shape(1), cap = kbuf.shape(2), D = kbuf.shape(3);
+  if (n_heads <= 0 || n_heads % hkv || n_keys <= 0 || n_keys > cap)
+    throw std::invalid_argument("afm decode_attention: bad heads or key count");
+  check_decode_src(src, n_heads * D);
+  if (src.shape(0) != B) throw std::invalid_argument("afm decode_attention: batch sizes differ");
+  check_rows(pos, B, "pos");
+  check_rows(start, B, "start");
+  if (dims <= 0 || dims % 2 || dims > D)
+    throw std::invalid_argument("afm decode_attention: dims must be even and at most D");
+  return mx::array({B, 1, n_heads * vbuf.shape(3)}, mx::float32,
+                   std::make_shared<DecodeAttentionCPU>(cpu_stream(), n_heads, n_keys,
+                                                        attn_scale, dims, traditional, base,
+                                                        rope_scale),
+                   {src, kbuf, vbuf, pos, start});
+}
+
+void DecodeAttentionCPU::eval_cpu(const std::vector<mx::array>& inputs,
+                                  std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  auto& enc = begin_eval(stream(), inputs, out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([src = weak(inputs[0]), k = weak(inputs[1]), v = weak(inputs[2]),
+                pos = weak(inputs[3]), start = weak(inputs[4]), out = weak(out), avx2,
+                hq = n_heads_, lk = n_keys_, scale = attn_scale_, dims = dims_,
+                traditional = traditional_, base = base_,
+                rope_scale = rope_scale_]() mutable {
+    const int B = k.shape(0), hkv = k.shape(1), d = k.shape(3), dv = v.shape(3);
+    std::vector<float> keep_src, keep_k, keep_v;
+    const float* sp = src.data<float>();
+    const int64_t ld = src.shape(2);
+    if (!src.flags().row_contiguous) {
+      keep_src.resize(src.size());
+      copy_row_major(src, keep_src.data());
+      sp = keep_src.data();
+    }
+    // the rotated queries [B, hq, 1, d], as RopeCPU writes them
+    std::vector<float> q(size_t(B) * hq * d), inv_freq, cs;
+    rope_inv_freq(base, dims / 2, inv_freq);
+    auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
+    const int64_t qs[2] = {d, 0};
+    for (int b = 0; b < B; ++b) {
+      rope_table(pos.data<int32_t>()[b], rope_scale, inv_freq, cs);
+      rows(sp + b * ld, qs, q.data() + size_t(b) * hq * d, qs, hq, d, dims, traditional,
+           cs.data(), 1);
+    }
+    // the BatchKVCache mask of one query: keys j >= start[b] (and j < lk)
+    std::vector<uint8_t> keep(size_t(B) * lk);
+    const int32_t* st = start.data<int32_t>();
+    for (int b = 0; b < B; ++b)
+      for (int j = 0; j < lk; ++j) keep[size_t(b) * lk + j] = j >= st[b];
+    Strided4 qv{q.data(), {int64_t(hq) * d, d, d, 1}};
+    const Strided4 kv = view4(k, keep_k), vv = view4(v, keep_v);
+    Strided4 mv{keep.data(), {lk, 0, 0, 1}};
+    float* op = out.data<float>();
+    auto attend = avx2 ? AFM_AVX2_OR_PORTABLE(attend) : fast_portable::attend;
+    const int n_rep = hq / hkv;
+    const int threads = threads_for(double(B) * hq * 1 * lk * (d + dv) * 2);
+    parallel_for(B * hkv, threads, [&](int t) {
+      attend(qv, kv, vv, &mv, true, false, t / hkv, t % hkv, n_rep, 1, lk, d, dv, scale, op, hq);
+    });
+  });
+}
+
+void DecodeAttentionCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmDecodeAttentionCPU runs on the CPU only");
+}
+
+bool DecodeAttentionCPU::is_equivalent(const mx::Primitive& other) const {
+  auto& o = static_cast<const DecodeAttentionCPU&>(other);
+  return n_heads_ == o.n_heads_ && n_keys_ == o.n_keys_ && attn_scale_ == o.attn_scale_ &&
+      dims_ == o.dims_ && traditional_ == o.traditional_ && base_ == o.base_ &&
+      rope_scale_ == o.rope_scale_;
+}
+
+// ---- SiLU gate of a fused gate/up product ---------------------------------------------------
+
+mx::array silu_mul_halves(const mx::array& y) {
+  check_f32(y, "y");
+  if (y.ndim() < 1 || y.shape(-1) % 2)
+    throw std::invalid_argument("afm silu_mul_halves: the last axis must be even");
+  auto shape = y.shape();
+  shape.back() /= 2;
+  return mx::array(shape, mx::float32, std::make_shared<SiluMulHalvesCPU>(cpu_stream()), {y});
+}
+
+void SiluMulHalvesCPU::eval_cpu(const std::vector<mx::array>& inputs,
+                                std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  auto& enc = begin_eval(stream(), inputs, out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([y = weak(inputs[0]), out = weak(out), avx2]() mutable {
+    const int64_t total = int64_t(out.size());
+    if (total == 0) return;
+    auto kernel = avx2 ? AFM_AVX2_OR_PORTABLE(silu_mul) : fast_portable::silu_mul;
+    const int64_t n = out.shape(-1), rows = total / n;
+    std::vector<float> keep;
+    int64_t ld = 0;
+    const float* yp = y.data<float>();
+    if (!evenly_spaced_rows(y, ld)) {
+      keep.resize(y.size());
+      copy_row_major(y, keep.data());
+      yp = keep.data();
+      ld = 2 * n;
+    }
+    float* op = out.data<float>();
+    // as SiluMulCPU runs two column slices of the product: one kernel call per row
+    const int threads = threads_for(double(total) * 8);
+    const int64_t per = std::max<int64_t>(1, (rows + 2 * threads - 1) / (2 * threads));
+    parallel_for(int((rows + per - 1) / per), threads, [&](int t) {
+      for (int64_t r = t * per; r < std::min(rows, (t + 1) * per); ++r)
+        kernel(yp + r * ld, yp + r * ld + n, op + r * n, n);
+    });
+  });
+}
+
+void SiluMulHalvesCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmSiluMulHalvesCPU runs on the CPU only");
+}
+
+}  // namespace afm

@@ -183,3 +183,102 @@ class SiluMulCPU : public mx::Primitive {
 };
 
 }  // namespace afm
+
+namespace afm {
+
+// Decode-step attention pieces (one query per row, a BatchKVCache-shaped buffer), so one layer's
+// attention is three primitives instead of about nineteen (slices, reshapes, transposes, two
+// RoPEs, two slice updates, the KV slices, SDPA).
+//
+// kv_append: buf [B, H, cap, D] float32; src [B, 1, W] float32 whose columns
+// [col, col + H * D) hold the new row of each head. Returns buf with row `idx` of every (b, h)
+// replaced by that row, rotated like mx.fast.rope at position pos[b] when `rope` (pos int32 [B]).
+// The result takes buf's memory when buf is donatable (as MLX's slice update does), else a copy.
+mx::array kv_append(
+    const mx::array& buf,
+    const mx::array& src,
+    int col,
+    int idx,
+    const std::optional<mx::array>& pos,
+    int dims,
+    bool traditional,
+    float base,
+    float scale);
+
+// decode_attention: the queries are src's columns [0, Hq * D), rotated at pos[b]; keys and values
+// are rows [0, n_keys) of kbuf / vbuf [B, Hkv, cap, D], rows j < start[b] masked (left padding).
+// Returns [B, 1, Hq * D]: what mx.fast.rope, then sdpa with the BatchKVCache mask, then
+// transpose / reshape give (the same kernels, the same values).
+mx::array decode_attention(
+    const mx::array& src,
+    const mx::array& kbuf,
+    const mx::array& vbuf,
+    const mx::array& pos,
+    const mx::array& start,
+    int n_heads,
+    int n_keys,
+    float attn_scale,
+    int dims,
+    bool traditional,
+    float base,
+    float rope_scale);
+
+// silu(y[..., :F]) * y[..., F:] for y [..., 2F] float32 (a fused gate/up product), [..., F].
+mx::array silu_mul_halves(const mx::array& y);
+
+class KvAppendCPU : public mx::Primitive {
+ public:
+  KvAppendCPU(mx::Stream s, int col, int idx, bool rope, int dims, bool traditional, float base,
+              float scale)
+      : mx::Primitive(s), col_(col), idx_(idx), rope_(rope), dims_(dims),
+        traditional_(traditional), base_(base), scale_(scale) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmKvAppendCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  int col_, idx_;
+  bool rope_;
+  int dims_;
+  bool traditional_;
+  float base_, scale_;
+};
+
+class DecodeAttentionCPU : public mx::Primitive {
+ public:
+  DecodeAttentionCPU(mx::Stream s, int n_heads, int n_keys, float attn_scale, int dims,
+                     bool traditional, float base, float rope_scale)
+      : mx::Primitive(s), n_heads_(n_heads), n_keys_(n_keys), attn_scale_(attn_scale),
+        dims_(dims), traditional_(traditional), base_(base), rope_scale_(rope_scale) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmDecodeAttentionCPU";
+  }
+  bool is_equivalent(const mx::Primitive& other) const override;
+
+ private:
+  int n_heads_, n_keys_;
+  float attn_scale_;
+  int dims_;
+  bool traditional_;
+  float base_, rope_scale_;
+};
+
+class SiluMulHalvesCPU : public mx::Primitive {
+ public:
+  explicit SiluMulHalvesCPU(mx::Stream s) : mx::Primitive(s) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmSiluMulHalvesCPU";
+  }
+  bool is_equivalent(const mx::Primitive&) const override {
+    return true;
+  }
+};
+
+}  // namespace afm

@@ -1,0 +1,339 @@
+"""afm and llama-server on the same real GGUF files, side by side (``tools/bench.py --gguf``).
+
+For each file both servers run at once (idle between their turns) and take turns in every
+round, the order alternating between rounds:
+
+- decode: ``c`` streaming clients (1, 4, 16), ``--tokens`` tokens each (EOS ignored), short
+  unique prompts; aggregate tok/s over the wave's wall time;
+- cold prompts: one request at a time, ``max_tokens`` 1, a prompt of about N tokens of random
+  words unique to the request (so no prompt cache helps); TTFT and prompt tokens / TTFT;
+  with ``--long`` a 16k prompt once (first round), where the model's context holds it;
+- peak RSS of each server process (``VmHWM``) after load and at the end.
+
+Each ratio is afm over llama-server within a round (decode: tok/s; prompts: the inverse ratio of
+TTFTs, so above 1 afm is faster), then the median over rounds.
+
+llama-server runs ``-t <T> -np 16 -kvu -c <ctx> --jinja`` with ``-fa`` as ``--llama-fa``
+says (default ``auto``) and its default batch sizes (``-b 2048 -ub 512``); T is 1 or all
+cores, whichever a ``llama-bench`` decode probe finds faster at the start of each file (on a
+loaded 2-core machine its two spinning threads collapsed to 2 tok/s where one thread ran 20), or
+``--llama-threads``. afm runs
+``afm serve --model FILE`` with its defaults (16 slots). Neither is niced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import string
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .client import StreamResult, WaveStats, run_wave, stream_chat
+from .llama import _binary
+from .report import md_table
+from .servers import ROOT, Server, ServerSpec, afm_spec, free_port
+
+REAL_FILES = [Path("/work/models/SmolLM2-135M-Instruct.Q4_1.gguf"),
+              Path("/work/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")]
+
+
+def _threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def llama_gguf_spec(gguf: Path, port: int, ctx: int, fa: str, threads: int | None = None,
+                    slots: int = 16) -> ServerSpec:
+    """llama-server on ``gguf``: ``threads`` (default: all cores), ``slots`` slots sharing one
+    ``ctx``-token KV cache."""
+    server = _binary("llama-server")
+    if server is None:
+        raise FileNotFoundError("llama-server is not built (see tools/bench_lib/llama.py)")
+    argv = [str(server), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port),
+            "-t", str(threads or _threads()), "-np", str(slots), "-kvu", "-c", str(ctx), "--jinja",
+            "-fa", fa]
+    return ServerSpec("llama", f"llama-server {' '.join(argv[7:])}", argv)
+
+
+def probe_threads(gguf: Path) -> tuple[int, str]:
+    """llama.cpp's faster thread count right now (1 or all cores), by a short ``llama-bench``
+    decode run of each: on a loaded machine its spinning threads collapse at 2 threads (2 vs
+    20 tok/s measured), on a quiet one 2 threads win. Returns it and what was measured."""
+    import subprocess
+
+    bench = _binary("llama-bench")
+    cores = _threads()
+    if bench is None or cores == 1:
+        return cores, "llama-bench not built: all cores"
+    rates: dict[int, float] = {}
+    for t in sorted({1, cores}):
+        try:
+            out = subprocess.run([str(bench), "-m", str(gguf), "-t", str(t), "-p", "0", "-n", "16",
+                                  "-r", "1", "-o", "json"], capture_output=True, text=True,
+                                 timeout=180, check=True).stdout
+            rates[t] = float(json.loads(out)[0]["avg_ts"])
+        except (subprocess.SubprocessError, ValueError, KeyError, IndexError, OSError):
+            rates[t] = 0.0
+    best = max(rates, key=lambda t: rates[t])
+    return best, ", ".join(f"-t {t}: {r:.1f} tok/s" for t, r in sorted(rates.items()))
+
+
+def rss_mib(pid: int) -> dict[str, float]:
+    """Current (VmRSS) and peak (VmHWM) resident memory of a process, MiB."""
+    out: dict[str, float] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = int(value.split()[0]) / 1024
+    except OSError:
+        pass
+    return out
+
+
+def _tokenizer_dir(gguf: Path) -> Path | None:
+    """The folder afm converted ``gguf`` into (its tokenizer.json counts prompt tokens)."""
+    hits = sorted((Path.home() / ".cache/afm/gguf").glob(f"{gguf.stem}-*/tokenizer.json"))
+    return hits[-1].parent if hits else None
+
+
+def _context(folder: Path | None) -> int | None:
+    try:
+        return int(json.loads((folder / "config.json").read_text())["max_position_embeddings"])  # type: ignore[operator]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+class Words:
+    """Random-word texts of about N tokens of the model, unique per call."""
+
+    def __init__(self, folder: Path | None, seed: int) -> None:
+        self.tok = None
+        if folder is not None:
+            from tokenizers import Tokenizer
+
+            self.tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.rng = random.Random(seed)
+
+    def text(self, n_tokens: int) -> str:
+        words: list[str] = []
+        while True:
+            words += ["".join(self.rng.choices(string.ascii_lowercase, k=self.rng.randint(2, 9)))
+                      for _ in range(max(50, n_tokens // 2))]
+            if self.tok is None:
+                if len(words) >= n_tokens // 2:
+                    return " ".join(words[: n_tokens // 2])
+                continue
+            ids = self.tok.encode(" ".join(words), add_special_tokens=False).ids
+            if len(ids) >= n_tokens:
+                return self.tok.decode(ids[:n_tokens])
+
+
+@dataclass
+class Cell:
+    """One measurement of one server in one round."""
+
+    value: float  # decode: tok/s; prompt: TTFT seconds
+    extra: str = ""
+    error: str = ""
+
+
+@dataclass
+class FileResults:
+    gguf: Path
+    rows: list[str] = field(default_factory=list)
+    cells: dict[tuple[str, str], list[Cell]] = field(default_factory=dict)  # (row, server)
+    rss: dict[str, dict[str, float]] = field(default_factory=dict)
+    rss_loaded: dict[str, dict[str, float]] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, row: str, server: str, cell: Cell) -> None:
+        if row not in self.rows:
+            self.rows.append(row)
+        self.cells.setdefault((row, server), []).append(cell)
+
+
+def _body(server: Server, user: str, tokens: int) -> dict[str, Any]:
+    return {"model": server.model_id or "model", "messages": [{"role": "user", "content": user}],
+            "max_tokens": tokens, "temperature": 0.0, "ignore_eos": True}
+
+
+async def _one(server: Server, body: dict[str, Any]) -> StreamResult:
+    import httpx
+
+    async with httpx.AsyncClient(timeout=httpx.Timeout(1800.0)) as client:
+        return await stream_chat(client, f"{server.base}/v1/chat/completions", body)
+
+
+def decode_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
+    bodies = [_body(server, "Write a long story about " + words.text(24), tokens)
+              for _ in range(c)]
+    wave: WaveStats = asyncio.run(run_wave(f"{server.base}/v1/chat/completions", bodies, c))
+    if wave.failed:
+        return Cell(0.0, error="; ".join(wave.errors))
+    itl = f"ITL p50 {1000 * wave.itl_p50:.0f} ms" if wave.itl_p50 else ""
+    return Cell(wave.tok_s, extra=itl)
+
+
+def prompt_cell(server: Server, words: Words, n: int) -> Cell:
+    res = asyncio.run(_one(server, _body(server, words.text(n) + "\nSay one word.", 1)))
+    if not res.ok or res.ttft is None:
+        return Cell(0.0, error=res.error)
+    tps = f"{res.prompt_tokens / res.ttft:.0f} tok/s" if res.prompt_tokens else ""
+    return Cell(res.ttft, extra=f"{res.prompt_tokens} tok, {tps}")
+
+
+def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults:
+    """Both servers on ``gguf``, ``args.rounds`` interleaved rounds."""
+    res = FileResults(gguf)
+    folder = _tokenizer_dir(gguf)
+    context = _context(folder)
+    words = Words(folder, seed=int(time.time()))
+    lengths = list(args.prompts)
+    long_len = 16384 if args.long else None
+    ctx = max([*lengths, long_len or 0]) + 1024
+    ctx = max(ctx, 16 * (args.tokens + 64))
+    afm_port, llama_port = free_port(), free_port()
+    spec_a = afm_spec(gguf, afm_port, 16, ["--data-dir", tempfile.mkdtemp(prefix="afm-gguf-")])
+    spec_a.env = dict(kv.split("=", 1) for kv in args.afm_env)
+    spec_a.label = "afm serve (defaults: 16 slots" + "".join(f", {kv}" for kv in args.afm_env) + ")"
+    threads = args.llama_threads
+    if not threads:
+        threads, probe = probe_threads(gguf)
+        res.notes.append(f"llama-server threads chosen by a llama-bench decode probe before the "
+                         f"run ({probe}): -t {threads}")
+        print(f"[gguf] {gguf.stem}: llama threads probe {probe}", file=sys.stderr, flush=True)
+    spec_l = llama_gguf_spec(gguf, llama_port, ctx, args.llama_fa, threads)
+    servers = {"afm": Server(spec_a, afm_port, log_dir), "llama": Server(spec_l, llama_port,
+                                                                         log_dir)}
+    servers["afm"].log_path = log_dir / f"afm-{gguf.stem}.log"
+    servers["llama"].log_path = log_dir / f"llama-{gguf.stem}.log"
+    try:
+        for key, server in servers.items():
+            server.start(timeout=args.server_timeout)
+            assert server.proc is not None
+            res.labels[key] = server.spec.label
+            prompt_cell(server, words, 16)  # warm-up
+            decode_cell(server, words, 1, 8)
+            res.rss_loaded[key] = rss_mib(server.proc.pid)
+        for rnd in range(args.rounds):
+            order = ["afm", "llama"] if rnd % 2 == 0 else ["llama", "afm"]
+            for c in args.concurrency:
+                for key in order:
+                    res.add(f"decode c={c}", key, decode_cell(servers[key], words, c, args.tokens))
+                    _say(gguf, rnd, f"decode c={c}", key, res)
+            todo = lengths + ([long_len] if long_len and rnd == 0 else [])
+            for n in todo:
+                row = f"prompt ~{n}"
+                if context is not None and n + 8 >= context:
+                    if rnd == 0:
+                        res.notes.append(f"{row}: beyond the model's {context}-token context "
+                                         "(afm refuses such a prompt with 400 "
+                                         "context_length_exceeded): not run")
+                    continue
+                for key in order:
+                    res.add(row, key, prompt_cell(servers[key], words, n))
+                    _say(gguf, rnd, row, key, res)
+        for key, server in servers.items():
+            assert server.proc is not None
+            res.rss[key] = rss_mib(server.proc.pid)
+    finally:
+        for server in servers.values():
+            server.stop()
+    return res
+
+
+def _say(gguf: Path, rnd: int, row: str, key: str, res: FileResults) -> None:
+    cell = res.cells[(row, key)][-1]
+    unit = "tok/s" if row.startswith("decode") else "s TTFT"
+    print(f"[gguf] {gguf.stem} round {rnd + 1} {row} {key}: {cell.value:.3f} {unit} "
+          f"{cell.extra} {cell.error}".rstrip(), file=sys.stderr, flush=True)
+
+
+def _ratios(res: FileResults, row: str) -> list[float]:
+    a, b = res.cells.get((row, "afm"), []), res.cells.get((row, "llama"), [])
+    out = []
+    for x, y in zip(a, b, strict=False):
+        if x.error or y.error or not x.value or not y.value:
+            continue
+        out.append(x.value / y.value if row.startswith("decode") else y.value / x.value)
+    return out
+
+
+def render(results: list[FileResults], args: argparse.Namespace) -> str:
+    lines = [f"Generated by `python tools/bench.py --gguf {' '.join(str(r.gguf) for r in results)}"
+             f" --rounds {args.rounds} --tokens {args.tokens}"
+             f"{' --long' if args.long else ''}` on "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+             f" (load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}).", ""]
+    for r in results:
+        lines += [f"### {r.gguf.name}", "", f"- afm: {r.labels.get('afm', '?')}",
+                  f"- llama-server: `{r.labels.get('llama', '?')}`", ""]
+        rows = []
+        for row in r.rows:
+            a, b = r.cells.get((row, "afm"), []), r.cells.get((row, "llama"), [])
+            decode = row.startswith("decode")
+
+            def show(cells: list[Cell], decode: bool = decode) -> str:
+                return " / ".join(
+                    (f"ERR {c.error[:60]}" if c.error else
+                     f"{c.value:.1f}" if decode else f"{1000 * c.value:.0f} ms ({c.extra})")
+                    for c in cells)
+
+            ratios = _ratios(r, row)
+            med = f"{statistics.median(ratios):.2f}x" if ratios else "-"
+            rows.append([row, "tok/s" if decode else "TTFT", show(a), show(b),
+                         " / ".join(f"{x:.2f}" for x in ratios), med])
+        lines += [md_table(["row", "unit", "afm (rounds)", "llama-server (rounds)",
+                            "afm / llama per round", "median"], rows), ""]
+        mem = [[key, f"{r.rss_loaded.get(key, {}).get('VmRSS', 0):.0f}",
+                f"{r.rss.get(key, {}).get('VmHWM', 0):.0f}"] for key in ("afm", "llama")]
+        lines += [md_table(["server", "RSS after load MiB", "peak RSS MiB (VmHWM)"], mem), ""]
+        lines += [f"- {n}" for n in r.notes] + ([""] if r.notes else [])
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the rows for ``args.gguf`` (or both real files), print and optionally write them."""
+    files = [Path(p) for p in args.gguf] or REAL_FILES
+    log_dir = Path(tempfile.mkdtemp(prefix="afm-gguf-bench-"))
+    results = [run_file(f, args, log_dir) for f in files]
+    report = render(results, args)
+    print(report)
+    if args.out is not None:
+        args.out.write_text(report + "\n")
+        print(f"written to {args.out}; server logs in {log_dir}", file=sys.stderr)
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--gguf`` mode's options (shared names with bench.py keep their meaning)."""
+    parser.add_argument("--gguf", nargs="*", default=None, metavar="FILE",
+                        help="afm against llama-server on these GGUF files (none named: the two "
+                        "real model files); the other rows are not run")
+    parser.add_argument("--prompts", type=int, nargs="+", default=[256, 1024, 4096],
+                        help="--gguf: cold prompt lengths in tokens")
+    parser.add_argument("--long", action="store_true",
+                        help="--gguf: also a 16k-token prompt, once (minutes per server)")
+    parser.add_argument("--llama-threads", type=int, default=None,
+                        help="--gguf: llama-server's -t (default: 1 or all cores, whichever a "
+                        "short llama-bench decode probe finds faster at the start)")
+    parser.add_argument("--afm-env", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="--gguf: environment for afm serve, e.g. AFM_GGUF_DEQUANT=4bit")
+    parser.add_argument("--llama-fa", default="auto", choices=["auto", "on", "off"],
+                        help="--gguf: llama-server's -fa")
+
+
+__all__ = ["ROOT", "add_arguments", "main"]
