@@ -1158,15 +1158,27 @@ class MessagesUnsupportedBlockParam(BaseModel):
     type: Type3
 
 
-class MessagesTool(BaseModel):
+class Type4Enum(StrEnum):
     """
-    A client tool: `name`, `description` and the JSON Schema of its `input` (required for
-    client tools). Anthropic server tools (a `type` other than `custom`, such as
-    `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
-
+    `custom` (or absent) for a client tool.
     """
 
-    type: str | None = None
+    CUSTOM = 'custom'
+
+
+class Type4(RootModel[Type4Enum | None]):
+    root: Type4Enum | None = None
+    """
+    `custom` (or absent) for a client tool.
+    """
+
+
+class MessagesClientTool(BaseModel):
+    """
+    A client tool: `name`, `description` and the JSON Schema of its `input`.
+    """
+
+    type: Type4 | None = None
     """
     `custom` (or absent) for a client tool.
     """
@@ -1174,7 +1186,7 @@ class MessagesTool(BaseModel):
         str, Field(max_length=128, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
     ]
     description: str | None = None
-    input_schema: dict[str, Any] | None = None
+    input_schema: dict[str, Any]
     """
     JSON Schema of the tool's `input` object; enforced when the tool is forced.
     """
@@ -1183,6 +1195,21 @@ class MessagesTool(BaseModel):
     Kept out of the prompt until a `tool_reference` block names the tool.
     """
     cache_control: MessagesCacheControl | None = None
+
+
+class MessagesServerTool(BaseModel):
+    """
+    An Anthropic server tool (web search, code execution, ...): accepted, left out of the
+    prompt (this server runs no server tools) and reported in `X-AFM-Warnings`; its other
+    fields are accepted and ignored.
+
+    """
+
+    type: str
+    """
+    The server tool's versioned type, such as `web_search_20250305`.
+    """
+    name: str
 
 
 class MessagesToolChoiceAuto(BaseModel):
@@ -1225,7 +1252,7 @@ class MessagesToolChoiceNone(BaseModel):
     disable_parallel_tool_use: bool | None = None
 
 
-class Type4(StrEnum):
+class Type5(StrEnum):
     ENABLED = 'enabled'
     DISABLED = 'disabled'
     ADAPTIVE = 'adaptive'
@@ -1246,7 +1273,7 @@ class MessagesThinkingConfig(BaseModel):
 
     """
 
-    type: Type4
+    type: Type5
     budget_tokens: Annotated[int | None, Field(ge=1)] = None
     display: Display | None = None
 
@@ -1690,7 +1717,7 @@ class DeletedResponse(BaseModel):
     deleted: bool
 
 
-class Type5(StrEnum):
+class Type6(StrEnum):
     MESSAGE = 'message'
     FUNCTION_CALL = 'function_call'
     FUNCTION_CALL_OUTPUT = 'function_call_output'
@@ -1703,7 +1730,7 @@ class ResponseStoredInputItem(BaseModel):
     """
 
     id: str
-    type: Type5
+    type: Type6
     status: str | None = None
     role: Role2 | None = None
     content: list[ResponseContentPart] | None = None
@@ -1715,7 +1742,7 @@ class ResponseStoredInputItem(BaseModel):
     summary: list[ResponseContentPart] | None = None
 
 
-class Type6(StrEnum):
+class Type7(StrEnum):
     RESPONSE_CREATED = 'response.created'
     RESPONSE_IN_PROGRESS = 'response.in_progress'
     RESPONSE_COMPLETED = 'response.completed'
@@ -1724,12 +1751,12 @@ class Type6(StrEnum):
     RESPONSE_QUEUED = 'response.queued'
 
 
-class Type7(StrEnum):
+class Type8(StrEnum):
     RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
     RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
 
 
-class Type8(StrEnum):
+class Type9(StrEnum):
     RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
     RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
     RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
@@ -1737,7 +1764,7 @@ class Type8(StrEnum):
 
 
 class ResponseContentPartEvent(BaseModel):
-    type: Type8
+    type: Type9
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1745,13 +1772,13 @@ class ResponseContentPartEvent(BaseModel):
     part: ResponseOutputText | ResponseReasoningText
 
 
-class Type9(StrEnum):
+class Type10(StrEnum):
     RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
     RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
 
 
 class ResponseTextDeltaEvent(BaseModel):
-    type: Type9
+    type: Type10
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1760,13 +1787,13 @@ class ResponseTextDeltaEvent(BaseModel):
     logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
 
 
-class Type10(StrEnum):
+class Type11(StrEnum):
     RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
     RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
 
 
 class ResponseTextDoneEvent(BaseModel):
-    type: Type10
+    type: Type11
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1986,6 +2013,16 @@ class MessagesToolResultBlockParam(BaseModel):
     The tool failed; the result is rendered marked as an error.
     """
     cache_control: MessagesCacheControl | None = None
+
+
+class MessagesTool(RootModel[MessagesClientTool | MessagesServerTool]):
+    root: MessagesClientTool | MessagesServerTool
+    """
+    A client tool (`type` absent, null or `custom`), which needs `input_schema`, or an
+    Anthropic server tool (any other `type`, such as `web_search_20250305`); server tools
+    are left out of the prompt and reported in `X-AFM-Warnings`.
+
+    """
 
 
 class MessagesToolChoice(
@@ -2423,7 +2460,7 @@ class ResponseOutputItem(
 
 
 class ResponseOutputItemEvent(BaseModel):
-    type: Type7
+    type: Type8
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
@@ -2682,7 +2719,7 @@ class ResponseObject(BaseModel):
 
 
 class ResponseLifecycleEvent(BaseModel):
-    type: Type6
+    type: Type7
     sequence_number: Annotated[int, Field(ge=0)]
     response: ResponseObject
 

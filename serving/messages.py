@@ -26,7 +26,7 @@ from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
 from serving.run import generate_all
 from serving.sampling import SamplingFields
 from serving.sealed import seal, unseal
-from serving.values import plain
+from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -203,6 +203,7 @@ def function_tools(tools: list[Any] | None,
     ctx = ctx or _Context()
     out = []
     for k, tool in enumerate(tools or []):
+        tool = unwrap(tool)  # the contract's oneOf: client tool / server tool
         kind = plain(tool.type)
         if kind not in (None, "custom"):
             ctx.warnings.append(f"tools[{k}] ({kind}) left out: an Anthropic server tool, "
@@ -210,9 +211,6 @@ def function_tools(tools: list[Any] | None,
             continue
         if tool.defer_loading and tool.name not in ctx.referenced:
             continue
-        if tool.input_schema is None:
-            raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
-                                 param=f"tools[{k}].input_schema")
         # Chat's key order: the same tool renders the same prompt on every surface.
         function: dict[str, Any] = {"name": tool.name}
         if tool.description is not None:

@@ -203,8 +203,6 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
     # Messages API rules JSON Schema could state but the contract does not yet (open work):
     ("ST202", r"a '\w+' block cannot be in a \w+ turn",
      "not yet in the contract: block types per role (a oneOf by role, as chat messages have)"),
-    ("ST202", r"needs an input_schema",
-     "not yet in the contract: client tools require input_schema"),
 )
 
 

@@ -115,6 +115,11 @@ from .list_response_input_items_order import ListResponseInputItemsOrder
 from .messages_cache_control_type_0 import MessagesCacheControlType0
 from .messages_cache_control_type_0_ttl import MessagesCacheControlType0Ttl
 from .messages_cache_control_type_0_type import MessagesCacheControlType0Type
+from .messages_client_tool import MessagesClientTool
+from .messages_client_tool_input_schema import MessagesClientToolInputSchema
+from .messages_client_tool_type_type_1 import MessagesClientToolTypeType1
+from .messages_client_tool_type_type_2_type_1 import MessagesClientToolTypeType2Type1
+from .messages_client_tool_type_type_3_type_1 import MessagesClientToolTypeType3Type1
 from .messages_content_block_delta_event import MessagesContentBlockDeltaEvent
 from .messages_content_block_delta_event_type import MessagesContentBlockDeltaEventType
 from .messages_content_block_start_event import MessagesContentBlockStartEvent
@@ -158,6 +163,7 @@ from .messages_ping_event_type import MessagesPingEventType
 from .messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam
 from .messages_redacted_thinking_block_param_type import MessagesRedactedThinkingBlockParamType
 from .messages_request import MessagesRequest
+from .messages_server_tool import MessagesServerTool
 from .messages_signature_delta import MessagesSignatureDelta
 from .messages_signature_delta_type import MessagesSignatureDeltaType
 from .messages_sse_event import MessagesSSEEvent
@@ -176,7 +182,6 @@ from .messages_thinking_config_display import MessagesThinkingConfigDisplay
 from .messages_thinking_config_type import MessagesThinkingConfigType
 from .messages_thinking_delta import MessagesThinkingDelta
 from .messages_thinking_delta_type import MessagesThinkingDeltaType
-from .messages_tool import MessagesTool
 from .messages_tool_choice_any import MessagesToolChoiceAny
 from .messages_tool_choice_any_type import MessagesToolChoiceAnyType
 from .messages_tool_choice_auto import MessagesToolChoiceAuto
@@ -185,7 +190,6 @@ from .messages_tool_choice_none import MessagesToolChoiceNone
 from .messages_tool_choice_none_type import MessagesToolChoiceNoneType
 from .messages_tool_choice_tool import MessagesToolChoiceTool
 from .messages_tool_choice_tool_type import MessagesToolChoiceToolType
-from .messages_tool_input_schema import MessagesToolInputSchema
 from .messages_tool_reference_block_param import MessagesToolReferenceBlockParam
 from .messages_tool_reference_block_param_type import MessagesToolReferenceBlockParamType
 from .messages_tool_result_block_param import MessagesToolResultBlockParam
@@ -473,6 +477,11 @@ __all__ = (
     "MessagesCacheControlType0",
     "MessagesCacheControlType0Ttl",
     "MessagesCacheControlType0Type",
+    "MessagesClientTool",
+    "MessagesClientToolInputSchema",
+    "MessagesClientToolTypeType1",
+    "MessagesClientToolTypeType2Type1",
+    "MessagesClientToolTypeType3Type1",
     "MessagesContentBlockDeltaEvent",
     "MessagesContentBlockDeltaEventType",
     "MessagesContentBlockStartEvent",
@@ -516,6 +525,7 @@ __all__ = (
     "MessagesRedactedThinkingBlockParam",
     "MessagesRedactedThinkingBlockParamType",
     "MessagesRequest",
+    "MessagesServerTool",
     "MessagesSignatureDelta",
     "MessagesSignatureDeltaType",
     "MessagesSSEEvent",
@@ -534,7 +544,6 @@ __all__ = (
     "MessagesThinkingConfigType",
     "MessagesThinkingDelta",
     "MessagesThinkingDeltaType",
-    "MessagesTool",
     "MessagesToolChoiceAny",
     "MessagesToolChoiceAnyType",
     "MessagesToolChoiceAuto",
@@ -543,7 +552,6 @@ __all__ = (
     "MessagesToolChoiceNoneType",
     "MessagesToolChoiceTool",
     "MessagesToolChoiceToolType",
-    "MessagesToolInputSchema",
     "MessagesToolReferenceBlockParam",
     "MessagesToolReferenceBlockParamType",
     "MessagesToolResultBlockParam",

@@ -1476,22 +1476,27 @@ export type MessagesUnsupportedBlockParam = {
 };
 
 /**
- * A client tool: `name`, `description` and the JSON Schema of its `input` (required for
- * client tools). Anthropic server tools (a `type` other than `custom`, such as
- * `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
+ * A client tool (`type` absent, null or `custom`), which needs `input_schema`, or an
+ * Anthropic server tool (any other `type`, such as `web_search_20250305`); server tools
+ * are left out of the prompt and reported in `X-AFM-Warnings`.
  *
  */
-export type MessagesTool = {
+export type MessagesTool = MessagesClientTool | MessagesServerTool;
+
+/**
+ * A client tool: `name`, `description` and the JSON Schema of its `input`.
+ */
+export type MessagesClientTool = {
     /**
      * `custom` (or absent) for a client tool.
      */
-    type?: string | null;
+    type?: 'custom' | null;
     name: string;
     description?: string;
     /**
      * JSON Schema of the tool's `input` object; enforced when the tool is forced.
      */
-    input_schema?: {
+    input_schema: {
         [key: string]: unknown;
     };
     /**
@@ -1499,6 +1504,20 @@ export type MessagesTool = {
      */
     defer_loading?: boolean;
     cache_control?: MessagesCacheControl;
+};
+
+/**
+ * An Anthropic server tool (web search, code execution, ...): accepted, left out of the
+ * prompt (this server runs no server tools) and reported in `X-AFM-Warnings`; its other
+ * fields are accepted and ignored.
+ *
+ */
+export type MessagesServerTool = {
+    /**
+     * The server tool's versioned type, such as `web_search_20250305`.
+     */
+    type: string;
+    name: string;
 };
 
 /**

@@ -6,11 +6,11 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="MessagesToolInputSchema")
+T = TypeVar("T", bound="MessagesClientToolInputSchema")
 
 
 @_attrs_define
-class MessagesToolInputSchema:
+class MessagesClientToolInputSchema:
     """JSON Schema of the tool's `input` object; enforced when the tool is forced."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -25,10 +25,10 @@ class MessagesToolInputSchema:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        messages_tool_input_schema = cls()
+        messages_client_tool_input_schema = cls()
 
-        messages_tool_input_schema.additional_properties = d
-        return messages_tool_input_schema
+        messages_client_tool_input_schema.additional_properties = d
+        return messages_client_tool_input_schema
 
     @property
     def additional_keys(self) -> list[str]:
