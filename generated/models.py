@@ -1545,7 +1545,10 @@ class ResponseTool(BaseModel):
 
 class ResponseToolChoice1Enum(StrEnum):
     """
-    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+    among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+    (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+
     """
 
     NONE = 'none'
@@ -1556,13 +1559,32 @@ class ResponseToolChoice1Enum(StrEnum):
 class ResponseToolChoice1(RootModel[ResponseToolChoice1Enum | None]):
     root: ResponseToolChoice1Enum | None = None
     """
-    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+    among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+    (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+
     """
 
 
-class ResponseNamedToolChoice(BaseModel):
+class ResponseFunctionToolChoice(BaseModel):
+    """
+    The model must call the function `name` (one of `tools`).
+    """
+
+    type: Literal['function']
+    name: str
+    namespace: str | None = None
+    """
+    The namespace tool whose function `name` is.
+    """
+
+
+class ResponseHostedToolChoice(BaseModel):
+    """
+    A hosted tool (`web_search`, `file_search`, `mcp`, `allowed_tools`, ...).
+    """
+
     type: str
-    name: str | None = None
 
 
 class ResponseTextFormatText(BaseModel):
@@ -2111,10 +2133,17 @@ class ResponseInputItem(BaseModel):
     encrypted_content: str | None = None
 
 
-class ResponseToolChoice(RootModel[ResponseToolChoice1 | ResponseNamedToolChoice]):
-    root: ResponseToolChoice1 | ResponseNamedToolChoice
+class ResponseToolChoice(
+    RootModel[
+        ResponseToolChoice1 | ResponseFunctionToolChoice | ResponseHostedToolChoice
+    ]
+):
+    root: ResponseToolChoice1 | ResponseFunctionToolChoice | ResponseHostedToolChoice
     """
-    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+    among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+    (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+
     """
 
 
@@ -2710,7 +2739,7 @@ class ResponseObject(BaseModel):
     temperature: float | None = None
     top_p: float | None = None
     text: Text | None = None
-    tool_choice: ToolChoice2 | ResponseNamedToolChoice | None = None
+    tool_choice: ToolChoice2 | ResponseFunctionToolChoice | None = None
     tools: list[ResponseTool] | None = None
     truncation: Truncation1 | None = None
     usage: ResponseUsage | None = None

@@ -236,6 +236,9 @@ from .response_format_text_type import ResponseFormatTextType
 from .response_function_call import ResponseFunctionCall
 from .response_function_call_status import ResponseFunctionCallStatus
 from .response_function_call_type import ResponseFunctionCallType
+from .response_function_tool_choice import ResponseFunctionToolChoice
+from .response_function_tool_choice_type import ResponseFunctionToolChoiceType
+from .response_hosted_tool_choice import ResponseHostedToolChoice
 from .response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
 from .response_incomplete_details_type_0_reason import ResponseIncompleteDetailsType0Reason
 from .response_input_item import ResponseInputItem
@@ -245,7 +248,6 @@ from .response_input_item_role import ResponseInputItemRole
 from .response_input_tokens_details import ResponseInputTokensDetails
 from .response_lifecycle_event import ResponseLifecycleEvent
 from .response_lifecycle_event_type import ResponseLifecycleEventType
-from .response_named_tool_choice import ResponseNamedToolChoice
 from .response_object import ResponseObject
 from .response_object_metadata_type_0 import ResponseObjectMetadataType0
 from .response_object_object import ResponseObjectObject
@@ -598,6 +600,9 @@ __all__ = (
     "ResponseFunctionCall",
     "ResponseFunctionCallStatus",
     "ResponseFunctionCallType",
+    "ResponseFunctionToolChoice",
+    "ResponseFunctionToolChoiceType",
+    "ResponseHostedToolChoice",
     "ResponseIncompleteDetailsType0",
     "ResponseIncompleteDetailsType0Reason",
     "ResponseInputItem",
@@ -607,7 +612,6 @@ __all__ = (
     "ResponseInputTokensDetails",
     "ResponseLifecycleEvent",
     "ResponseLifecycleEventType",
-    "ResponseNamedToolChoice",
     "ResponseObject",
     "ResponseObjectMetadataType0",
     "ResponseObjectObject",

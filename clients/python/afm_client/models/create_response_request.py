@@ -17,8 +17,9 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0
     from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
+    from ..models.response_function_tool_choice import ResponseFunctionToolChoice
+    from ..models.response_hosted_tool_choice import ResponseHostedToolChoice
     from ..models.response_input_item import ResponseInputItem
-    from ..models.response_named_tool_choice import ResponseNamedToolChoice
     from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0
     from ..models.response_text_config_type_0 import ResponseTextConfigType0
     from ..models.response_tool import ResponseTool
@@ -40,9 +41,11 @@ class CreateResponseRequest:
             instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
             tools (list[ResponseTool] | None | Unset): Function and namespace tools. Other tool types are left out of the
                 prompt and reported in `X-AFM-Warnings`.
-            tool_choice (None | ResponseNamedToolChoice | ResponseToolChoiceType0Type1 | ResponseToolChoiceType0Type2Type1 |
-                ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, or `{"type": "function", "name": ...}`
-                (the name must be among `tools`).
+            tool_choice (None | ResponseFunctionToolChoice | ResponseHostedToolChoice | ResponseToolChoiceType0Type1 |
+                ResponseToolChoiceType0Type2Type1 | ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, a
+                function (`{"type": "function", "name": ...}`, the name
+                among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+                (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
             parallel_tool_calls (bool | None | Unset): false limits the turn to at most one function call.
             text (None | ResponseTextConfigType0 | Unset):
             reasoning (None | ResponseReasoningConfigType0 | Unset):
@@ -75,7 +78,8 @@ class CreateResponseRequest:
     tools: list[ResponseTool] | None | Unset = UNSET
     tool_choice: (
         None
-        | ResponseNamedToolChoice
+        | ResponseFunctionToolChoice
+        | ResponseHostedToolChoice
         | ResponseToolChoiceType0Type1
         | ResponseToolChoiceType0Type2Type1
         | ResponseToolChoiceType0Type3Type1
@@ -109,7 +113,8 @@ class CreateResponseRequest:
     def to_dict(self) -> dict[str, Any]:
         from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
-        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
+        from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
+        from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
 
@@ -154,7 +159,9 @@ class CreateResponseRequest:
             tool_choice = self.tool_choice.value
         elif isinstance(self.tool_choice, ResponseToolChoiceType0Type3Type1):
             tool_choice = self.tool_choice.value
-        elif isinstance(self.tool_choice, ResponseNamedToolChoice):
+        elif isinstance(self.tool_choice, ResponseFunctionToolChoice):
+            tool_choice = self.tool_choice.to_dict()
+        elif isinstance(self.tool_choice, ResponseHostedToolChoice):
             tool_choice = self.tool_choice.to_dict()
         else:
             tool_choice = self.tool_choice
@@ -332,8 +339,9 @@ class CreateResponseRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
+        from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
+        from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
         from ..models.response_input_item import ResponseInputItem  # noqa: PLC0415
-        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
         from ..models.response_tool import ResponseTool  # noqa: PLC0415
@@ -396,7 +404,8 @@ class CreateResponseRequest:
             data: object,
         ) -> (
             None
-            | ResponseNamedToolChoice
+            | ResponseFunctionToolChoice
+            | ResponseHostedToolChoice
             | ResponseToolChoiceType0Type1
             | ResponseToolChoiceType0Type2Type1
             | ResponseToolChoiceType0Type3Type1
@@ -433,14 +442,23 @@ class CreateResponseRequest:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_response_tool_choice_type_1 = ResponseNamedToolChoice.from_dict(data)
+                componentsschemas_response_tool_choice_type_1 = ResponseFunctionToolChoice.from_dict(data)
 
                 return componentsschemas_response_tool_choice_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_tool_choice_type_2 = ResponseHostedToolChoice.from_dict(data)
+
+                return componentsschemas_response_tool_choice_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             return cast(
                 None
-                | ResponseNamedToolChoice
+                | ResponseFunctionToolChoice
+                | ResponseHostedToolChoice
                 | ResponseToolChoiceType0Type1
                 | ResponseToolChoiceType0Type2Type1
                 | ResponseToolChoiceType0Type3Type1

@@ -15,8 +15,8 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.response_error_type_0 import ResponseErrorType0
     from ..models.response_function_call import ResponseFunctionCall
+    from ..models.response_function_tool_choice import ResponseFunctionToolChoice
     from ..models.response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
-    from ..models.response_named_tool_choice import ResponseNamedToolChoice
     from ..models.response_object_metadata_type_0 import ResponseObjectMetadataType0
     from ..models.response_object_reasoning_type_0 import ResponseObjectReasoningType0
     from ..models.response_object_text import ResponseObjectText
@@ -52,7 +52,7 @@ class ResponseObject:
         temperature (float | None | Unset):
         top_p (float | None | Unset):
         text (ResponseObjectText | Unset):
-        tool_choice (ResponseNamedToolChoice | ResponseObjectToolChoiceType0 | Unset):
+        tool_choice (ResponseFunctionToolChoice | ResponseObjectToolChoiceType0 | Unset):
         tools (list[ResponseTool] | Unset):
         truncation (ResponseObjectTruncation | Unset):
         usage (None | ResponseUsageType0 | Unset):
@@ -79,7 +79,7 @@ class ResponseObject:
     temperature: float | None | Unset = UNSET
     top_p: float | None | Unset = UNSET
     text: ResponseObjectText | Unset = UNSET
-    tool_choice: ResponseNamedToolChoice | ResponseObjectToolChoiceType0 | Unset = UNSET
+    tool_choice: ResponseFunctionToolChoice | ResponseObjectToolChoiceType0 | Unset = UNSET
     tools: list[ResponseTool] | Unset = UNSET
     truncation: ResponseObjectTruncation | Unset = UNSET
     usage: None | ResponseUsageType0 | Unset = UNSET
@@ -290,8 +290,8 @@ class ResponseObject:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.response_error_type_0 import ResponseErrorType0  # noqa: PLC0415
         from ..models.response_function_call import ResponseFunctionCall  # noqa: PLC0415
+        from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
         from ..models.response_incomplete_details_type_0 import ResponseIncompleteDetailsType0  # noqa: PLC0415
-        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
         from ..models.response_object_metadata_type_0 import ResponseObjectMetadataType0  # noqa: PLC0415
         from ..models.response_object_reasoning_type_0 import ResponseObjectReasoningType0  # noqa: PLC0415
         from ..models.response_object_text import ResponseObjectText  # noqa: PLC0415
@@ -469,7 +469,7 @@ class ResponseObject:
         else:
             text = ResponseObjectText.from_dict(_text)
 
-        def _parse_tool_choice(data: object) -> ResponseNamedToolChoice | ResponseObjectToolChoiceType0 | Unset:
+        def _parse_tool_choice(data: object) -> ResponseFunctionToolChoice | ResponseObjectToolChoiceType0 | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -482,7 +482,7 @@ class ResponseObject:
                 pass
             if not isinstance(data, dict):
                 raise TypeError()
-            tool_choice_type_1 = ResponseNamedToolChoice.from_dict(data)
+            tool_choice_type_1 = ResponseFunctionToolChoice.from_dict(data)
 
             return tool_choice_type_1
 

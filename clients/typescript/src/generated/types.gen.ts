@@ -1935,13 +1935,30 @@ export type ResponseTool = {
 };
 
 /**
- * `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+ * `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+ * among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+ * (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+ *
  */
-export type ResponseToolChoice = 'none' | 'auto' | 'required' | null | ResponseNamedToolChoice;
+export type ResponseToolChoice = 'none' | 'auto' | 'required' | null | ResponseFunctionToolChoice | ResponseHostedToolChoice;
 
-export type ResponseNamedToolChoice = {
+/**
+ * The model must call the function `name` (one of `tools`).
+ */
+export type ResponseFunctionToolChoice = {
+    type: 'function';
+    name: string;
+    /**
+     * The namespace tool whose function `name` is.
+     */
+    namespace?: string | null;
+};
+
+/**
+ * A hosted tool (`web_search`, `file_search`, `mcp`, `allowed_tools`, ...).
+ */
+export type ResponseHostedToolChoice = {
     type: string;
-    name?: string;
 };
 
 export type ResponseTextConfig = {
@@ -2032,7 +2049,7 @@ export type ResponseObject = {
     text?: {
         format?: ResponseTextFormat;
     };
-    tool_choice?: 'none' | 'auto' | 'required' | ResponseNamedToolChoice;
+    tool_choice?: 'none' | 'auto' | 'required' | ResponseFunctionToolChoice;
     tools?: Array<ResponseTool>;
     truncation?: 'auto' | 'disabled';
     usage?: ResponseUsage;

@@ -6,27 +6,22 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
-T = TypeVar("T", bound="ResponseNamedToolChoice")
+T = TypeVar("T", bound="ResponseHostedToolChoice")
 
 
 @_attrs_define
-class ResponseNamedToolChoice:
-    """
+class ResponseHostedToolChoice:
+    """A hosted tool (`web_search`, `file_search`, `mcp`, `allowed_tools`, ...).
+
     Attributes:
         type_ (str):
-        name (str | Unset):
     """
 
     type_: str
-    name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_
-
-        name = self.name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -35,8 +30,6 @@ class ResponseNamedToolChoice:
                 "type": type_,
             }
         )
-        if name is not UNSET:
-            field_dict["name"] = name
 
         return field_dict
 
@@ -45,15 +38,12 @@ class ResponseNamedToolChoice:
         d = dict(src_dict)
         type_ = d.pop("type")
 
-        name = d.pop("name", UNSET)
-
-        response_named_tool_choice = cls(
+        response_hosted_tool_choice = cls(
             type_=type_,
-            name=name,
         )
 
-        response_named_tool_choice.additional_properties = d
-        return response_named_tool_choice
+        response_hosted_tool_choice.additional_properties = d
+        return response_hosted_tool_choice
 
     @property
     def additional_keys(self) -> list[str]:
