@@ -1507,6 +1507,20 @@ class Role2(StrEnum):
     DEVELOPER = 'developer'
 
 
+class ResponseFunctionCallInputItem(BaseModel):
+    """
+    An earlier function call, sent back with its output.
+    """
+
+    type: Literal['function_call']
+    id: str | None = None
+    status: str | None = None
+    call_id: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(min_length=1)]
+    namespace: str | None = None
+    arguments: str | None = None
+
+
 class ResponseContentPart(BaseModel):
     """
     A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
@@ -2109,26 +2123,39 @@ class MessagesBlockDelta(
     )
 
 
-class ResponseInputItem(BaseModel):
+class ResponseInputMessageItem(BaseModel):
     """
-    An input item: `message` (the default when `role` is given; `content` a string or
-    `input_text` / `output_text` parts; roles user, assistant, system, developer),
-    `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
-    function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
-    `summary` text, or `encrypted_content` this server sealed). Other types get 400.
-
+    A message; `type` may be left out (the OpenAI SDK and Codex send `{role, content}`).
     """
 
-    type: str | None = None
+    type: Literal['message'] | None = None
     id: str | None = None
     status: str | None = None
-    role: Role2 | None = None
+    role: Role2
     content: str | list[ResponseContentPart] | None = None
-    call_id: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    arguments: str | None = None
+
+
+class ResponseFunctionCallOutputInputItem(BaseModel):
+    """
+    The output of the function call `call_id`.
+    """
+
+    type: Literal['function_call_output']
+    id: str | None = None
+    status: str | None = None
+    call_id: Annotated[str, Field(min_length=1)]
     output: str | list[ResponseContentPart] | None = None
+
+
+class ResponseReasoningInputItem(BaseModel):
+    """
+    Earlier reasoning, as text or as `encrypted_content` this server sealed.
+    """
+
+    type: Literal['reasoning']
+    id: str | None = None
+    status: str | None = None
+    content: str | list[ResponseContentPart] | None = None
     summary: list[ResponseContentPart] | None = None
     encrypted_content: str | None = None
 
@@ -2465,11 +2492,26 @@ class MessagesContentBlockDeltaEvent(BaseModel):
     delta: MessagesBlockDelta
 
 
-class Input5(RootModel[list[ResponseInputItem]]):
-    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+class ResponseInputItem(
+    RootModel[
+        ResponseInputMessageItem
+        | ResponseFunctionCallInputItem
+        | ResponseFunctionCallOutputInputItem
+        | ResponseReasoningInputItem
+    ]
+):
+    root: (
+        ResponseInputMessageItem
+        | ResponseFunctionCallInputItem
+        | ResponseFunctionCallOutputInputItem
+        | ResponseReasoningInputItem
+    )
     """
-    A user message as a string, or a list of input items; neither may be empty.
-    Without `previous_response_id` it is required.
+    An input item, by `type`: `message` (the default when `type` is absent; `role`, and
+    `content` a string or `input_text` / `output_text` parts), `function_call` (`call_id`,
+    `name`, `arguments`, and `namespace` for a namespace tool's function),
+    `function_call_output` (`call_id`, `output`) or `reasoning` (`content` / `summary` text,
+    or `encrypted_content` this server sealed). Other item types are not accepted.
 
     """
 
@@ -2627,6 +2669,15 @@ class MessagesStreamEvent(
     )
     """
     One event of a Messages stream, told apart by `type` (also its SSE event name).
+    """
+
+
+class Input5(RootModel[list[ResponseInputItem]]):
+    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
     """
 
 

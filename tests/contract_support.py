@@ -194,10 +194,8 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
     ("ST202", r"input needs a message or call, not only reasoning items",
      "values across items: draft 4 has no `contains` to require one non-reasoning item"),
     # Responses API rules JSON Schema could state but the contract does not yet (open work):
-    ("ST202", r"which is not supported here; use message, function_call",
-     "not yet in the contract: input item types as a oneOf by type"),
-    ("ST202", r"\((message|function_call|function_call_output|function|\w+_text)\) needs ",
-     "not yet in the contract: required fields per input item / tool type"),
+    ("ST202", r"\((function|namespace|\w+_text)\) needs ",
+     "not yet in the contract: required fields per tool type / content part type"),
     # Messages API rules JSON Schema could state but the contract does not yet (open work):
     ("ST202", r"a '\w+' block cannot be in a \w+ turn",
      "not yet in the contract: block types per role (a oneOf by role, as chat messages have)"),

@@ -58,3 +58,35 @@ def test_valid_tool_choices_are_served_and_echoed(server: LiveServer, tools: lis
 def test_hosted_tool_choice_is_refused_by_the_server(server: LiveServer) -> None:
     r = post(server, tools=[{"type": "web_search"}], tool_choice={"type": "web_search"})
     assert_refused(r, "left out of the prompt")
+
+
+@pytest.mark.parametrize(("item", "named"), [
+    ({"type": "input_file", "file_id": "file-1"}, "input_file"),
+    ({"type": "item_reference", "id": "msg_1"}, "item_reference"),
+    ({"content": "hi"}, "input"),
+    ({"type": "message", "content": "hi"}, "input"),
+    ({"type": "function_call", "name": "f", "arguments": "{}"}, "input"),
+    ({"type": "function_call", "call_id": "c1", "arguments": "{}"}, "input"),
+    ({"type": "function_call", "call_id": "", "name": "f"}, "input"),
+    ({"type": "function_call_output", "output": "x"}, "input"),
+])
+def test_malformed_input_items_are_400(server: LiveServer, item: dict[str, Any],
+                                       named: str) -> None:
+    assert_refused(post(server, input=[item]), named)
+
+
+def test_each_input_item_type_is_served(server: LiveServer) -> None:
+    items = [{"role": "developer", "content": "Be brief."},
+             {"type": "message", "role": "user", "content": [{"type": "input_text",
+                                                              "text": "Weather?"}]},
+             {"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text",
+                                                               "text": "Call it."}]},
+             {"type": "function_call", "call_id": "c1", "name": "get_weather",
+              "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "c1", "output": "sunny"}]
+    r = post(server, input=items, tools=[FUNCTION])
+    assert r.status_code == 200, r.text
+    listed = httpx.get(f"{server.url}/v1/responses/{r.json()['id']}/input_items", timeout=30,
+                       params={"order": "asc"})
+    assert [i["type"] for i in listed.json()["data"]] == [
+        "message", "message", "reasoning", "function_call", "function_call_output"]

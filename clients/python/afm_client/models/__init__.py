@@ -234,6 +234,10 @@ from .response_format_json_schema_type import ResponseFormatJsonSchemaType
 from .response_format_text import ResponseFormatText
 from .response_format_text_type import ResponseFormatTextType
 from .response_function_call import ResponseFunctionCall
+from .response_function_call_input_item import ResponseFunctionCallInputItem
+from .response_function_call_input_item_type import ResponseFunctionCallInputItemType
+from .response_function_call_output_input_item import ResponseFunctionCallOutputInputItem
+from .response_function_call_output_input_item_type import ResponseFunctionCallOutputInputItemType
 from .response_function_call_status import ResponseFunctionCallStatus
 from .response_function_call_type import ResponseFunctionCallType
 from .response_function_tool_choice import ResponseFunctionToolChoice
@@ -241,10 +245,11 @@ from .response_function_tool_choice_type import ResponseFunctionToolChoiceType
 from .response_hosted_tool_choice import ResponseHostedToolChoice
 from .response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
 from .response_incomplete_details_type_0_reason import ResponseIncompleteDetailsType0Reason
-from .response_input_item import ResponseInputItem
 from .response_input_item_list import ResponseInputItemList
 from .response_input_item_list_object import ResponseInputItemListObject
-from .response_input_item_role import ResponseInputItemRole
+from .response_input_message_item import ResponseInputMessageItem
+from .response_input_message_item_role import ResponseInputMessageItemRole
+from .response_input_message_item_type import ResponseInputMessageItemType
 from .response_input_tokens_details import ResponseInputTokensDetails
 from .response_lifecycle_event import ResponseLifecycleEvent
 from .response_lifecycle_event_type import ResponseLifecycleEventType
@@ -271,6 +276,8 @@ from .response_reasoning_config_type_0 import ResponseReasoningConfigType0
 from .response_reasoning_config_type_0_effort_type_1 import ResponseReasoningConfigType0EffortType1
 from .response_reasoning_config_type_0_effort_type_2_type_1 import ResponseReasoningConfigType0EffortType2Type1
 from .response_reasoning_config_type_0_effort_type_3_type_1 import ResponseReasoningConfigType0EffortType3Type1
+from .response_reasoning_input_item import ResponseReasoningInputItem
+from .response_reasoning_input_item_type import ResponseReasoningInputItemType
 from .response_reasoning_item import ResponseReasoningItem
 from .response_reasoning_item_status import ResponseReasoningItemStatus
 from .response_reasoning_item_summary_item import ResponseReasoningItemSummaryItem
@@ -598,6 +605,10 @@ __all__ = (
     "ResponseFormatText",
     "ResponseFormatTextType",
     "ResponseFunctionCall",
+    "ResponseFunctionCallInputItem",
+    "ResponseFunctionCallInputItemType",
+    "ResponseFunctionCallOutputInputItem",
+    "ResponseFunctionCallOutputInputItemType",
     "ResponseFunctionCallStatus",
     "ResponseFunctionCallType",
     "ResponseFunctionToolChoice",
@@ -605,10 +616,11 @@ __all__ = (
     "ResponseHostedToolChoice",
     "ResponseIncompleteDetailsType0",
     "ResponseIncompleteDetailsType0Reason",
-    "ResponseInputItem",
     "ResponseInputItemList",
     "ResponseInputItemListObject",
-    "ResponseInputItemRole",
+    "ResponseInputMessageItem",
+    "ResponseInputMessageItemRole",
+    "ResponseInputMessageItemType",
     "ResponseInputTokensDetails",
     "ResponseLifecycleEvent",
     "ResponseLifecycleEventType",
@@ -635,6 +647,8 @@ __all__ = (
     "ResponseReasoningConfigType0EffortType1",
     "ResponseReasoningConfigType0EffortType2Type1",
     "ResponseReasoningConfigType0EffortType3Type1",
+    "ResponseReasoningInputItem",
+    "ResponseReasoningInputItemType",
     "ResponseReasoningItem",
     "ResponseReasoningItemStatus",
     "ResponseReasoningItemSummaryItem",

@@ -17,10 +17,13 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0
     from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
+    from ..models.response_function_call_input_item import ResponseFunctionCallInputItem
+    from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem
     from ..models.response_function_tool_choice import ResponseFunctionToolChoice
     from ..models.response_hosted_tool_choice import ResponseHostedToolChoice
-    from ..models.response_input_item import ResponseInputItem
+    from ..models.response_input_message_item import ResponseInputMessageItem
     from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0
+    from ..models.response_reasoning_input_item import ResponseReasoningInputItem
     from ..models.response_text_config_type_0 import ResponseTextConfigType0
     from ..models.response_tool import ResponseTool
 
@@ -35,8 +38,9 @@ class CreateResponseRequest:
 
         Attributes:
             model (str | Unset): Requested model id; the response names what ran.
-            input_ (list[ResponseInputItem] | str | Unset): A user message as a string, or a list of input items; neither
-                may be empty.
+            input_ (list[ResponseFunctionCallInputItem | ResponseFunctionCallOutputInputItem | ResponseInputMessageItem |
+                ResponseReasoningInputItem] | str | Unset): A user message as a string, or a list of input items; neither may be
+                empty.
                 Without `previous_response_id` it is required.
             instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
             tools (list[ResponseTool] | None | Unset): Function and namespace tools. Other tool types are left out of the
@@ -73,7 +77,16 @@ class CreateResponseRequest:
     """
 
     model: str | Unset = UNSET
-    input_: list[ResponseInputItem] | str | Unset = UNSET
+    input_: (
+        list[
+            ResponseFunctionCallInputItem
+            | ResponseFunctionCallOutputInputItem
+            | ResponseInputMessageItem
+            | ResponseReasoningInputItem
+        ]
+        | str
+        | Unset
+    ) = UNSET
     instructions: None | str | Unset = UNSET
     tools: list[ResponseTool] | None | Unset = UNSET
     tool_choice: (
@@ -113,8 +126,11 @@ class CreateResponseRequest:
     def to_dict(self) -> dict[str, Any]:
         from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
+        from ..models.response_function_call_input_item import ResponseFunctionCallInputItem  # noqa: PLC0415
+        from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem  # noqa: PLC0415
         from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
         from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
+        from ..models.response_input_message_item import ResponseInputMessageItem  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
 
@@ -126,7 +142,16 @@ class CreateResponseRequest:
         elif isinstance(self.input_, list):
             input_ = []
             for input_type_1_item_data in self.input_:
-                input_type_1_item = input_type_1_item_data.to_dict()
+                input_type_1_item: dict[str, Any]
+                if isinstance(input_type_1_item_data, ResponseInputMessageItem):
+                    input_type_1_item = input_type_1_item_data.to_dict()
+                elif isinstance(input_type_1_item_data, ResponseFunctionCallInputItem):
+                    input_type_1_item = input_type_1_item_data.to_dict()
+                elif isinstance(input_type_1_item_data, ResponseFunctionCallOutputInputItem):
+                    input_type_1_item = input_type_1_item_data.to_dict()
+                else:
+                    input_type_1_item = input_type_1_item_data.to_dict()
+
                 input_.append(input_type_1_item)
 
         else:
@@ -339,17 +364,31 @@ class CreateResponseRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
+        from ..models.response_function_call_input_item import ResponseFunctionCallInputItem  # noqa: PLC0415
+        from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem  # noqa: PLC0415
         from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
         from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
-        from ..models.response_input_item import ResponseInputItem  # noqa: PLC0415
+        from ..models.response_input_message_item import ResponseInputMessageItem  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
+        from ..models.response_reasoning_input_item import ResponseReasoningInputItem  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
         from ..models.response_tool import ResponseTool  # noqa: PLC0415
 
         d = dict(src_dict)
         model = d.pop("model", UNSET)
 
-        def _parse_input_(data: object) -> list[ResponseInputItem] | str | Unset:
+        def _parse_input_(
+            data: object,
+        ) -> (
+            list[
+                ResponseFunctionCallInputItem
+                | ResponseFunctionCallOutputInputItem
+                | ResponseInputMessageItem
+                | ResponseReasoningInputItem
+            ]
+            | str
+            | Unset
+        ):
             if isinstance(data, Unset):
                 return data
             try:
@@ -358,14 +397,65 @@ class CreateResponseRequest:
                 input_type_1 = []
                 _input_type_1 = data
                 for input_type_1_item_data in _input_type_1:
-                    input_type_1_item = ResponseInputItem.from_dict(input_type_1_item_data)
+
+                    def _parse_input_type_1_item(
+                        data: object,
+                    ) -> (
+                        ResponseFunctionCallInputItem
+                        | ResponseFunctionCallOutputInputItem
+                        | ResponseInputMessageItem
+                        | ResponseReasoningInputItem
+                    ):
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_input_item_type_0 = ResponseInputMessageItem.from_dict(data)
+
+                            return componentsschemas_response_input_item_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_input_item_type_1 = ResponseFunctionCallInputItem.from_dict(data)
+
+                            return componentsschemas_response_input_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_input_item_type_2 = (
+                                ResponseFunctionCallOutputInputItem.from_dict(data)
+                            )
+
+                            return componentsschemas_response_input_item_type_2
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_input_item_type_3 = ResponseReasoningInputItem.from_dict(data)
+
+                        return componentsschemas_response_input_item_type_3
+
+                    input_type_1_item = _parse_input_type_1_item(input_type_1_item_data)
 
                     input_type_1.append(input_type_1_item)
 
                 return input_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseInputItem] | str | Unset, data)
+            return cast(
+                list[
+                    ResponseFunctionCallInputItem
+                    | ResponseFunctionCallOutputInputItem
+                    | ResponseInputMessageItem
+                    | ResponseReasoningInputItem
+                ]
+                | str
+                | Unset,
+                data,
+            )
 
         input_ = _parse_input_(d.pop("input", UNSET))
 

@@ -1876,24 +1876,58 @@ export type CreateResponseRequest = {
 };
 
 /**
- * An input item: `message` (the default when `role` is given; `content` a string or
- * `input_text` / `output_text` parts; roles user, assistant, system, developer),
- * `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
- * function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
- * `summary` text, or `encrypted_content` this server sealed). Other types get 400.
+ * An input item, by `type`: `message` (the default when `type` is absent; `role`, and
+ * `content` a string or `input_text` / `output_text` parts), `function_call` (`call_id`,
+ * `name`, `arguments`, and `namespace` for a namespace tool's function),
+ * `function_call_output` (`call_id`, `output`) or `reasoning` (`content` / `summary` text,
+ * or `encrypted_content` this server sealed). Other item types are not accepted.
  *
  */
-export type ResponseInputItem = {
-    type?: string;
+export type ResponseInputItem = ResponseInputMessageItem | ResponseFunctionCallInputItem | ResponseFunctionCallOutputInputItem | ResponseReasoningInputItem;
+
+/**
+ * A message; `type` may be left out (the OpenAI SDK and Codex send `{role, content}`).
+ */
+export type ResponseInputMessageItem = {
+    type?: 'message';
     id?: string | null;
     status?: string | null;
-    role?: 'user' | 'assistant' | 'system' | 'developer';
+    role: 'user' | 'assistant' | 'system' | 'developer';
     content?: string | Array<ResponseContentPart>;
-    call_id?: string;
-    name?: string;
+};
+
+/**
+ * An earlier function call, sent back with its output.
+ */
+export type ResponseFunctionCallInputItem = {
+    type: 'function_call';
+    id?: string | null;
+    status?: string | null;
+    call_id: string;
+    name: string;
     namespace?: string | null;
     arguments?: string;
+};
+
+/**
+ * The output of the function call `call_id`.
+ */
+export type ResponseFunctionCallOutputInputItem = {
+    type: 'function_call_output';
+    id?: string | null;
+    status?: string | null;
+    call_id: string;
     output?: string | Array<ResponseContentPart>;
+};
+
+/**
+ * Earlier reasoning, as text or as `encrypted_content` this server sealed.
+ */
+export type ResponseReasoningInputItem = {
+    type: 'reasoning';
+    id?: string | null;
+    status?: string | null;
+    content?: string | Array<ResponseContentPart>;
     summary?: Array<ResponseContentPart>;
     encrypted_content?: string | null;
 };

@@ -6,55 +6,39 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.response_input_item_role import ResponseInputItemRole
+from ..models.response_reasoning_input_item_type import ResponseReasoningInputItemType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.response_content_part import ResponseContentPart
 
 
-T = TypeVar("T", bound="ResponseInputItem")
+T = TypeVar("T", bound="ResponseReasoningInputItem")
 
 
 @_attrs_define
-class ResponseInputItem:
-    """An input item: `message` (the default when `role` is given; `content` a string or
-    `input_text` / `output_text` parts; roles user, assistant, system, developer),
-    `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
-    function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
-    `summary` text, or `encrypted_content` this server sealed). Other types get 400.
+class ResponseReasoningInputItem:
+    """Earlier reasoning, as text or as `encrypted_content` this server sealed.
 
-        Attributes:
-            type_ (str | Unset):
-            id (None | str | Unset):
-            status (None | str | Unset):
-            role (ResponseInputItemRole | Unset):
-            content (list[ResponseContentPart] | str | Unset):
-            call_id (str | Unset):
-            name (str | Unset):
-            namespace (None | str | Unset):
-            arguments (str | Unset):
-            output (list[ResponseContentPart] | str | Unset):
-            summary (list[ResponseContentPart] | Unset):
-            encrypted_content (None | str | Unset):
+    Attributes:
+        type_ (ResponseReasoningInputItemType):
+        id (None | str | Unset):
+        status (None | str | Unset):
+        content (list[ResponseContentPart] | str | Unset):
+        summary (list[ResponseContentPart] | Unset):
+        encrypted_content (None | str | Unset):
     """
 
-    type_: str | Unset = UNSET
+    type_: ResponseReasoningInputItemType
     id: None | str | Unset = UNSET
     status: None | str | Unset = UNSET
-    role: ResponseInputItemRole | Unset = UNSET
     content: list[ResponseContentPart] | str | Unset = UNSET
-    call_id: str | Unset = UNSET
-    name: str | Unset = UNSET
-    namespace: None | str | Unset = UNSET
-    arguments: str | Unset = UNSET
-    output: list[ResponseContentPart] | str | Unset = UNSET
     summary: list[ResponseContentPart] | Unset = UNSET
     encrypted_content: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_
+        type_ = self.type_.value
 
         id: None | str | Unset
         if isinstance(self.id, Unset):
@@ -68,10 +52,6 @@ class ResponseInputItem:
         else:
             status = self.status
 
-        role: str | Unset = UNSET
-        if not isinstance(self.role, Unset):
-            role = self.role.value
-
         content: list[dict[str, Any]] | str | Unset
         if isinstance(self.content, Unset):
             content = UNSET
@@ -83,30 +63,6 @@ class ResponseInputItem:
 
         else:
             content = self.content
-
-        call_id = self.call_id
-
-        name = self.name
-
-        namespace: None | str | Unset
-        if isinstance(self.namespace, Unset):
-            namespace = UNSET
-        else:
-            namespace = self.namespace
-
-        arguments = self.arguments
-
-        output: list[dict[str, Any]] | str | Unset
-        if isinstance(self.output, Unset):
-            output = UNSET
-        elif isinstance(self.output, list):
-            output = []
-            for output_type_1_item_data in self.output:
-                output_type_1_item = output_type_1_item_data.to_dict()
-                output.append(output_type_1_item)
-
-        else:
-            output = self.output
 
         summary: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.summary, Unset):
@@ -123,27 +79,17 @@ class ResponseInputItem:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update({})
-        if type_ is not UNSET:
-            field_dict["type"] = type_
+        field_dict.update(
+            {
+                "type": type_,
+            }
+        )
         if id is not UNSET:
             field_dict["id"] = id
         if status is not UNSET:
             field_dict["status"] = status
-        if role is not UNSET:
-            field_dict["role"] = role
         if content is not UNSET:
             field_dict["content"] = content
-        if call_id is not UNSET:
-            field_dict["call_id"] = call_id
-        if name is not UNSET:
-            field_dict["name"] = name
-        if namespace is not UNSET:
-            field_dict["namespace"] = namespace
-        if arguments is not UNSET:
-            field_dict["arguments"] = arguments
-        if output is not UNSET:
-            field_dict["output"] = output
         if summary is not UNSET:
             field_dict["summary"] = summary
         if encrypted_content is not UNSET:
@@ -156,7 +102,7 @@ class ResponseInputItem:
         from ..models.response_content_part import ResponseContentPart  # noqa: PLC0415
 
         d = dict(src_dict)
-        type_ = d.pop("type", UNSET)
+        type_ = ResponseReasoningInputItemType(d.pop("type"))
 
         def _parse_id(data: object) -> None | str | Unset:
             if data is None:
@@ -175,13 +121,6 @@ class ResponseInputItem:
             return cast(None | str | Unset, data)
 
         status = _parse_status(d.pop("status", UNSET))
-
-        _role = d.pop("role", UNSET)
-        role: ResponseInputItemRole | Unset
-        if isinstance(_role, Unset):
-            role = UNSET
-        else:
-            role = ResponseInputItemRole(_role)
 
         def _parse_content(data: object) -> list[ResponseContentPart] | str | Unset:
             if isinstance(data, Unset):
@@ -203,41 +142,6 @@ class ResponseInputItem:
 
         content = _parse_content(d.pop("content", UNSET))
 
-        call_id = d.pop("call_id", UNSET)
-
-        name = d.pop("name", UNSET)
-
-        def _parse_namespace(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        namespace = _parse_namespace(d.pop("namespace", UNSET))
-
-        arguments = d.pop("arguments", UNSET)
-
-        def _parse_output(data: object) -> list[ResponseContentPart] | str | Unset:
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                output_type_1 = []
-                _output_type_1 = data
-                for output_type_1_item_data in _output_type_1:
-                    output_type_1_item = ResponseContentPart.from_dict(output_type_1_item_data)
-
-                    output_type_1.append(output_type_1_item)
-
-                return output_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[ResponseContentPart] | str | Unset, data)
-
-        output = _parse_output(d.pop("output", UNSET))
-
         _summary = d.pop("summary", UNSET)
         summary: list[ResponseContentPart] | Unset = UNSET
         if _summary is not UNSET:
@@ -256,23 +160,17 @@ class ResponseInputItem:
 
         encrypted_content = _parse_encrypted_content(d.pop("encrypted_content", UNSET))
 
-        response_input_item = cls(
+        response_reasoning_input_item = cls(
             type_=type_,
             id=id,
             status=status,
-            role=role,
             content=content,
-            call_id=call_id,
-            name=name,
-            namespace=namespace,
-            arguments=arguments,
-            output=output,
             summary=summary,
             encrypted_content=encrypted_content,
         )
 
-        response_input_item.additional_properties = d
-        return response_input_item
+        response_reasoning_input_item.additional_properties = d
+        return response_reasoning_input_item
 
     @property
     def additional_keys(self) -> list[str]:
