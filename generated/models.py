@@ -1521,31 +1521,32 @@ class ResponseFunctionCallInputItem(BaseModel):
     arguments: str | None = None
 
 
-class ResponseContentPart(BaseModel):
+class Type6(StrEnum):
+    INPUT_TEXT = 'input_text'
+    OUTPUT_TEXT = 'output_text'
+    TEXT = 'text'
+    REASONING_TEXT = 'reasoning_text'
+    SUMMARY_TEXT = 'summary_text'
+
+
+class ResponseTextContentPart(BaseModel):
+    type: Type6
+    text: str
+
+
+class ResponseOtherContentPart(BaseModel):
     """
-    A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
+    A part that is not text (`input_image`, `input_file`, ...).
     """
 
     type: str
-    text: str | None = None
 
 
-class ResponseTool(BaseModel):
-    """
-    A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
-    `description`, `tools`: function tools). Other types are left out of the prompt and
-    reported in `X-AFM-Warnings`.
-
-    """
-
-    type: str
+class ResponseFunctionTool(BaseModel):
+    type: Literal['function']
     name: Annotated[
-        str | None, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
-    ] = None
-    tools: list[dict[str, Any]] | None = None
-    """
-    A namespace's function tools.
-    """
+        str, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
+    ]
     description: str | None = None
     parameters: dict[str, Any] | None = None
     """
@@ -1555,6 +1556,41 @@ class ResponseTool(BaseModel):
     """
     Arguments must validate against `parameters`; enforced by the grammar engine.
     """
+
+
+class Type7Enum(StrEnum):
+    FUNCTION = 'function'
+
+
+class Type7(RootModel[Type7Enum | None]):
+    root: Type7Enum | None = None
+
+
+class ResponseNamespaceFunction(BaseModel):
+    type: Type7 | None = None
+    name: Annotated[str, Field(min_length=1)]
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    """
+    JSON Schema of the arguments object.
+    """
+    strict: bool | None = None
+
+
+class ResponseNamespaceOtherTool(BaseModel):
+    """
+    Not a function; left out of the prompt and reported in `X-AFM-Warnings`.
+    """
+
+    type: Annotated[str, Field(min_length=1)]
+
+
+class ResponseHostedTool(BaseModel):
+    """
+    A hosted tool (`web_search`, `file_search`, `code_interpreter`, `mcp`, ...); its other fields are accepted.
+    """
+
+    type: str
 
 
 class ResponseToolChoice1Enum(StrEnum):
@@ -1753,32 +1789,14 @@ class DeletedResponse(BaseModel):
     deleted: bool
 
 
-class Type6(StrEnum):
+class Type8(StrEnum):
     MESSAGE = 'message'
     FUNCTION_CALL = 'function_call'
     FUNCTION_CALL_OUTPUT = 'function_call_output'
     REASONING = 'reasoning'
 
 
-class ResponseStoredInputItem(BaseModel):
-    """
-    An input item as stored, with an id (`msg_...`, `fc_...`, `fco_...`, `rs_...`).
-    """
-
-    id: str
-    type: Type6
-    status: str | None = None
-    role: Role2 | None = None
-    content: list[ResponseContentPart] | None = None
-    call_id: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    arguments: str | None = None
-    output: str | None = None
-    summary: list[ResponseContentPart] | None = None
-
-
-class Type7(StrEnum):
+class Type9(StrEnum):
     RESPONSE_CREATED = 'response.created'
     RESPONSE_IN_PROGRESS = 'response.in_progress'
     RESPONSE_COMPLETED = 'response.completed'
@@ -1787,12 +1805,12 @@ class Type7(StrEnum):
     RESPONSE_QUEUED = 'response.queued'
 
 
-class Type8(StrEnum):
+class Type10(StrEnum):
     RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
     RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
 
 
-class Type9(StrEnum):
+class Type11(StrEnum):
     RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
     RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
     RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
@@ -1800,7 +1818,7 @@ class Type9(StrEnum):
 
 
 class ResponseContentPartEvent(BaseModel):
-    type: Type9
+    type: Type11
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1808,13 +1826,13 @@ class ResponseContentPartEvent(BaseModel):
     part: ResponseOutputText | ResponseReasoningText
 
 
-class Type10(StrEnum):
+class Type12(StrEnum):
     RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
     RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
 
 
 class ResponseTextDeltaEvent(BaseModel):
-    type: Type10
+    type: Type12
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1823,13 +1841,13 @@ class ResponseTextDeltaEvent(BaseModel):
     logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
 
 
-class Type11(StrEnum):
+class Type13(StrEnum):
     RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
     RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
 
 
 class ResponseTextDoneEvent(BaseModel):
-    type: Type11
+    type: Type13
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -2123,41 +2141,25 @@ class MessagesBlockDelta(
     )
 
 
-class ResponseInputMessageItem(BaseModel):
+class ResponseContentPart(
+    RootModel[ResponseTextContentPart | ResponseOtherContentPart]
+):
+    root: ResponseTextContentPart | ResponseOtherContentPart
     """
-    A message; `type` may be left out (the OpenAI SDK and Codex send `{role, content}`).
-    """
+    A content part: a text part (`input_text`, `output_text`, `text`, `reasoning_text` or
+    `summary_text`) needs `text`; other part types (images, files) get 400 with a text-only
+    model.
 
-    type: Literal['message'] | None = None
-    id: str | None = None
-    status: str | None = None
-    role: Role2
-    content: str | list[ResponseContentPart] | None = None
-
-
-class ResponseFunctionCallOutputInputItem(BaseModel):
-    """
-    The output of the function call `call_id`.
     """
 
-    type: Literal['function_call_output']
-    id: str | None = None
-    status: str | None = None
-    call_id: Annotated[str, Field(min_length=1)]
-    output: str | list[ResponseContentPart] | None = None
 
-
-class ResponseReasoningInputItem(BaseModel):
+class ResponseNamespaceMember(
+    RootModel[ResponseNamespaceFunction | ResponseNamespaceOtherTool]
+):
+    root: ResponseNamespaceFunction | ResponseNamespaceOtherTool
     """
-    Earlier reasoning, as text or as `encrypted_content` this server sealed.
+    A namespace's tool, a function (`type` absent, null or `function`; `name` required) or another type.
     """
-
-    type: Literal['reasoning']
-    id: str | None = None
-    status: str | None = None
-    content: str | list[ResponseContentPart] | None = None
-    summary: list[ResponseContentPart] | None = None
-    encrypted_content: str | None = None
 
 
 class ResponseToolChoice(
@@ -2224,12 +2226,22 @@ class ResponseReasoningItem(BaseModel):
     """
 
 
-class ResponseInputItemList(BaseModel):
-    object: Literal['list']
-    data: list[ResponseStoredInputItem]
-    first_id: str | None = None
-    last_id: str | None = None
-    has_more: bool
+class ResponseStoredInputItem(BaseModel):
+    """
+    An input item as stored, with an id (`msg_...`, `fc_...`, `fco_...`, `rs_...`).
+    """
+
+    id: str
+    type: Type8
+    status: str | None = None
+    role: Role2 | None = None
+    content: list[ResponseContentPart] | None = None
+    call_id: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    arguments: str | None = None
+    output: str | None = None
+    summary: list[ResponseContentPart] | None = None
 
 
 class Sharding(BaseModel):
@@ -2492,27 +2504,56 @@ class MessagesContentBlockDeltaEvent(BaseModel):
     delta: MessagesBlockDelta
 
 
-class ResponseInputItem(
-    RootModel[
-        ResponseInputMessageItem
-        | ResponseFunctionCallInputItem
-        | ResponseFunctionCallOutputInputItem
-        | ResponseReasoningInputItem
-    ]
-):
-    root: (
-        ResponseInputMessageItem
-        | ResponseFunctionCallInputItem
-        | ResponseFunctionCallOutputInputItem
-        | ResponseReasoningInputItem
-    )
+class ResponseInputMessageItem(BaseModel):
     """
-    An input item, by `type`: `message` (the default when `type` is absent; `role`, and
-    `content` a string or `input_text` / `output_text` parts), `function_call` (`call_id`,
-    `name`, `arguments`, and `namespace` for a namespace tool's function),
-    `function_call_output` (`call_id`, `output`) or `reasoning` (`content` / `summary` text,
-    or `encrypted_content` this server sealed). Other item types are not accepted.
+    A message; `type` may be left out (the OpenAI SDK and Codex send `{role, content}`).
+    """
 
+    type: Literal['message'] | None = None
+    id: str | None = None
+    status: str | None = None
+    role: Role2
+    content: str | list[ResponseContentPart] | None = None
+
+
+class ResponseFunctionCallOutputInputItem(BaseModel):
+    """
+    The output of the function call `call_id`.
+    """
+
+    type: Literal['function_call_output']
+    id: str | None = None
+    status: str | None = None
+    call_id: Annotated[str, Field(min_length=1)]
+    output: str | list[ResponseContentPart] | None = None
+
+
+class ResponseReasoningInputItem(BaseModel):
+    """
+    Earlier reasoning, as text or as `encrypted_content` this server sealed.
+    """
+
+    type: Literal['reasoning']
+    id: str | None = None
+    status: str | None = None
+    content: str | list[ResponseContentPart] | None = None
+    summary: list[ResponseContentPart] | None = None
+    encrypted_content: str | None = None
+
+
+class ResponseNamespaceTool(BaseModel):
+    """
+    A named group of function tools; each is offered as `<namespace>.<name>`.
+    """
+
+    type: Literal['namespace']
+    name: Annotated[
+        str, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
+    ]
+    description: str | None = None
+    tools: list[ResponseNamespaceMember] | None = None
+    """
+    The namespace's function tools (other types are left out and reported).
     """
 
 
@@ -2530,8 +2571,16 @@ class ResponseOutputItem(
     """
 
 
+class ResponseInputItemList(BaseModel):
+    object: Literal['list']
+    data: list[ResponseStoredInputItem]
+    first_id: str | None = None
+    last_id: str | None = None
+    has_more: bool
+
+
 class ResponseOutputItemEvent(BaseModel):
-    type: Type8
+    type: Type10
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
@@ -2672,95 +2721,39 @@ class MessagesStreamEvent(
     """
 
 
-class Input5(RootModel[list[ResponseInputItem]]):
-    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+class ResponseInputItem(
+    RootModel[
+        ResponseInputMessageItem
+        | ResponseFunctionCallInputItem
+        | ResponseFunctionCallOutputInputItem
+        | ResponseReasoningInputItem
+    ]
+):
+    root: (
+        ResponseInputMessageItem
+        | ResponseFunctionCallInputItem
+        | ResponseFunctionCallOutputInputItem
+        | ResponseReasoningInputItem
+    )
     """
-    A user message as a string, or a list of input items; neither may be empty.
-    Without `previous_response_id` it is required.
+    An input item, by `type`: `message` (the default when `type` is absent; `role`, and
+    `content` a string or `input_text` / `output_text` parts), `function_call` (`call_id`,
+    `name`, `arguments`, and `namespace` for a namespace tool's function),
+    `function_call_output` (`call_id`, `output`) or `reasoning` (`content` / `summary` text,
+    or `encrypted_content` this server sealed). Other item types are not accepted.
 
     """
 
 
-class CreateResponseRequest(BaseModel):
+class ResponseTool(
+    RootModel[ResponseFunctionTool | ResponseNamespaceTool | ResponseHostedTool]
+):
+    root: ResponseFunctionTool | ResponseNamespaceTool | ResponseHostedTool
     """
-    A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
-    fields a server may not know. Sampling values win over server flags, as in chat.
+    By `type`: a `function` tool (`name`, `parameters`, `strict`), a `namespace` (`name`,
+    `description`, `tools`: function tools), or another (hosted) tool type, which is left
+    out of the prompt and reported in `X-AFM-Warnings`.
 
-    """
-
-    model: str | None = None
-    """
-    Requested model id; the response names what ran.
-    """
-    input: Input4 | Input5 | None = None
-    """
-    A user message as a string, or a list of input items; neither may be empty.
-    Without `previous_response_id` it is required.
-
-    """
-    instructions: str | None = None
-    """
-    A system message placed first; not carried over by `previous_response_id`.
-    """
-    tools: list[ResponseTool] | None = None
-    """
-    Function and namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
-    """
-    tool_choice: ResponseToolChoice | None = None
-    parallel_tool_calls: bool | None = None
-    """
-    false limits the turn to at most one function call.
-    """
-    text: ResponseTextConfig | None = None
-    reasoning: ResponseReasoningConfig | None = None
-    max_output_tokens: Annotated[int | None, Field(ge=1)] = None
-    """
-    Output-token limit (reasoning included); reaching it makes the response `incomplete`.
-    """
-    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
-    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    seed: int | None = None
-    """
-    AFM extension. Same seed, same request, same machine -> same output.
-    """
-    store: bool | None = None
-    """
-    Keep the response for retrieval and `previous_response_id` (default true).
-    """
-    previous_response_id: str | None = None
-    """
-    A stored response whose conversation this one continues (404 if unknown).
-    """
-    metadata: Annotated[
-        dict[str, MetadataAdditionalProperty] | None, Field(max_length=16)
-    ] = None
-    stream: bool | None = None
-    """
-    Stream typed response events. 400 when the server runs with `--no-streaming`.
-    """
-    background: bool | None = None
-    """
-    Return the `queued` response at once and run it in the background (needs `store`).
-    """
-    truncation: Truncation | None = None
-    """
-    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
-    """
-    user: str | None = None
-    """
-    Accepted for client compatibility.
-    """
-    include: list[str] | None = None
-    """
-    `reasoning.encrypted_content` adds `encrypted_content` to reasoning items (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
-    """
-    prompt_cache_key: str | None = None
-    """
-    Accepted for client compatibility (the prefix cache needs no key).
-    """
-    client_metadata: dict[str, Any] | None = None
-    """
-    Accepted and ignored (Codex sends its turn metadata here).
     """
 
 
@@ -2799,7 +2792,7 @@ class ResponseObject(BaseModel):
 
 
 class ResponseLifecycleEvent(BaseModel):
-    type: Type7
+    type: Type9
     sequence_number: Annotated[int, Field(ge=0)]
     response: ResponseObject
 
@@ -2926,6 +2919,98 @@ class MessagesCountTokensRequest(BaseModel):
     thinking: MessagesThinkingConfig | None = None
     output_config: MessagesOutputConfig | None = None
     context_management: MessagesContextManagement | None = None
+
+
+class Input5(RootModel[list[ResponseInputItem]]):
+    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
+    """
+
+
+class CreateResponseRequest(BaseModel):
+    """
+    A Responses API request. Unknown fields are accepted and ignored, as OpenAI clients send
+    fields a server may not know. Sampling values win over server flags, as in chat.
+
+    """
+
+    model: str | None = None
+    """
+    Requested model id; the response names what ran.
+    """
+    input: Input4 | Input5 | None = None
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
+    """
+    instructions: str | None = None
+    """
+    A system message placed first; not carried over by `previous_response_id`.
+    """
+    tools: list[ResponseTool] | None = None
+    """
+    Function and namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
+    """
+    tool_choice: ResponseToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    """
+    false limits the turn to at most one function call.
+    """
+    text: ResponseTextConfig | None = None
+    reasoning: ResponseReasoningConfig | None = None
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None
+    """
+    Output-token limit (reasoning included); reaching it makes the response `incomplete`.
+    """
+    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
+    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    seed: int | None = None
+    """
+    AFM extension. Same seed, same request, same machine -> same output.
+    """
+    store: bool | None = None
+    """
+    Keep the response for retrieval and `previous_response_id` (default true).
+    """
+    previous_response_id: str | None = None
+    """
+    A stored response whose conversation this one continues (404 if unknown).
+    """
+    metadata: Annotated[
+        dict[str, MetadataAdditionalProperty] | None, Field(max_length=16)
+    ] = None
+    stream: bool | None = None
+    """
+    Stream typed response events. 400 when the server runs with `--no-streaming`.
+    """
+    background: bool | None = None
+    """
+    Return the `queued` response at once and run it in the background (needs `store`).
+    """
+    truncation: Truncation | None = None
+    """
+    `disabled` (default): a prompt over the context window is a 400. `auto` drops the oldest conversation items until it fits.
+    """
+    user: str | None = None
+    """
+    Accepted for client compatibility.
+    """
+    include: list[str] | None = None
+    """
+    `reasoning.encrypted_content` adds `encrypted_content` to reasoning items (sealed by this server, readable by it on a later turn); other values are accepted and ignored.
+    """
+    prompt_cache_key: str | None = None
+    """
+    Accepted for client compatibility (the prefix cache needs no key).
+    """
+    client_metadata: dict[str, Any] | None = None
+    """
+    Accepted and ignored (Codex sends its turn metadata here).
+    """
 
 
 class ResponseStreamEvent(

@@ -90,3 +90,32 @@ def test_each_input_item_type_is_served(server: LiveServer) -> None:
                        params={"order": "asc"})
     assert [i["type"] for i in listed.json()["data"]] == [
         "message", "message", "reasoning", "function_call", "function_call_output"]
+
+
+@pytest.mark.parametrize("tool", [
+    {"type": "function"}, {"type": "function", "name": ""}, {"type": "namespace"},
+    {"type": "namespace", "name": "ns", "tools": [{"type": "function"}]},
+    {"type": "namespace", "name": "ns", "tools": [{"description": "no name"}]},
+    {"name": "f"},
+])
+def test_tool_without_its_fields_is_400(server: LiveServer, tool: dict[str, Any]) -> None:
+    assert_refused(post(server, tools=[tool]), "tools")
+
+
+@pytest.mark.parametrize("part", [{"type": "input_text"}, {"type": "output_text", "text": 1}])
+def test_text_part_without_text_is_400(server: LiveServer, part: dict[str, Any]) -> None:
+    assert_refused(post(server, input=[{"role": "user", "content": [part]}]), "input")
+
+
+def test_function_namespace_and_hosted_tools_are_served(server: LiveServer) -> None:
+    namespace = {**NAMESPACE, "tools": [*NAMESPACE["tools"], {"name": "g"},
+                                        {"type": "web_search"}]}
+    tools = [FUNCTION, namespace, {"type": "web_search", "search_context_size": "low"},
+             {"type": "mcp", "server_label": "x", "server_url": "http://127.0.0.1:1"}]
+    r = post(server, tools=tools)
+    assert r.status_code == 200, r.text
+    warnings = r.headers["x-afm-warnings"]
+    assert "tools[1].tools[2] (web_search) left out" in warnings, warnings
+    assert "tools[2] (web_search) left out" in warnings and "tools[3] (mcp)" in warnings
+    assert [t["type"] for t in r.json()["tools"]] == ["function", "namespace", "web_search",
+                                                     "mcp"]

@@ -221,7 +221,6 @@ from .response_arguments_delta_event import ResponseArgumentsDeltaEvent
 from .response_arguments_delta_event_type import ResponseArgumentsDeltaEventType
 from .response_arguments_done_event import ResponseArgumentsDoneEvent
 from .response_arguments_done_event_type import ResponseArgumentsDoneEventType
-from .response_content_part import ResponseContentPart
 from .response_content_part_event import ResponseContentPartEvent
 from .response_content_part_event_type import ResponseContentPartEventType
 from .response_error_event import ResponseErrorEvent
@@ -240,8 +239,12 @@ from .response_function_call_output_input_item import ResponseFunctionCallOutput
 from .response_function_call_output_input_item_type import ResponseFunctionCallOutputInputItemType
 from .response_function_call_status import ResponseFunctionCallStatus
 from .response_function_call_type import ResponseFunctionCallType
+from .response_function_tool import ResponseFunctionTool
 from .response_function_tool_choice import ResponseFunctionToolChoice
 from .response_function_tool_choice_type import ResponseFunctionToolChoiceType
+from .response_function_tool_parameters_type_0 import ResponseFunctionToolParametersType0
+from .response_function_tool_type import ResponseFunctionToolType
+from .response_hosted_tool import ResponseHostedTool
 from .response_hosted_tool_choice import ResponseHostedToolChoice
 from .response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
 from .response_incomplete_details_type_0_reason import ResponseIncompleteDetailsType0Reason
@@ -253,6 +256,14 @@ from .response_input_message_item_type import ResponseInputMessageItemType
 from .response_input_tokens_details import ResponseInputTokensDetails
 from .response_lifecycle_event import ResponseLifecycleEvent
 from .response_lifecycle_event_type import ResponseLifecycleEventType
+from .response_namespace_function import ResponseNamespaceFunction
+from .response_namespace_function_parameters_type_0 import ResponseNamespaceFunctionParametersType0
+from .response_namespace_function_type_type_1 import ResponseNamespaceFunctionTypeType1
+from .response_namespace_function_type_type_2_type_1 import ResponseNamespaceFunctionTypeType2Type1
+from .response_namespace_function_type_type_3_type_1 import ResponseNamespaceFunctionTypeType3Type1
+from .response_namespace_other_tool import ResponseNamespaceOtherTool
+from .response_namespace_tool import ResponseNamespaceTool
+from .response_namespace_tool_type import ResponseNamespaceToolType
 from .response_object import ResponseObject
 from .response_object_metadata_type_0 import ResponseObjectMetadataType0
 from .response_object_object import ResponseObjectObject
@@ -261,6 +272,7 @@ from .response_object_status import ResponseObjectStatus
 from .response_object_text import ResponseObjectText
 from .response_object_tool_choice_type_0 import ResponseObjectToolChoiceType0
 from .response_object_truncation import ResponseObjectTruncation
+from .response_other_content_part import ResponseOtherContentPart
 from .response_output_item_event import ResponseOutputItemEvent
 from .response_output_item_event_type import ResponseOutputItemEventType
 from .response_output_message import ResponseOutputMessage
@@ -288,6 +300,8 @@ from .response_stored_input_item import ResponseStoredInputItem
 from .response_stored_input_item_role import ResponseStoredInputItemRole
 from .response_stored_input_item_type import ResponseStoredInputItemType
 from .response_text_config_type_0 import ResponseTextConfigType0
+from .response_text_content_part import ResponseTextContentPart
+from .response_text_content_part_type import ResponseTextContentPartType
 from .response_text_delta_event import ResponseTextDeltaEvent
 from .response_text_delta_event_logprobs_item import ResponseTextDeltaEventLogprobsItem
 from .response_text_delta_event_type import ResponseTextDeltaEventType
@@ -301,12 +315,9 @@ from .response_text_format_json_schema_schema import ResponseTextFormatJsonSchem
 from .response_text_format_json_schema_type import ResponseTextFormatJsonSchemaType
 from .response_text_format_text import ResponseTextFormatText
 from .response_text_format_text_type import ResponseTextFormatTextType
-from .response_tool import ResponseTool
 from .response_tool_choice_type_0_type_1 import ResponseToolChoiceType0Type1
 from .response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Type2Type1
 from .response_tool_choice_type_0_type_3_type_1 import ResponseToolChoiceType0Type3Type1
-from .response_tool_parameters_type_0 import ResponseToolParametersType0
-from .response_tool_tools_item import ResponseToolToolsItem
 from .response_usage_type_0 import ResponseUsageType0
 from .shard_rank import ShardRank
 from .shard_rank_role import ShardRankRole
@@ -592,7 +603,6 @@ __all__ = (
     "ResponseArgumentsDeltaEventType",
     "ResponseArgumentsDoneEvent",
     "ResponseArgumentsDoneEventType",
-    "ResponseContentPart",
     "ResponseContentPartEvent",
     "ResponseContentPartEventType",
     "ResponseErrorEvent",
@@ -611,8 +621,12 @@ __all__ = (
     "ResponseFunctionCallOutputInputItemType",
     "ResponseFunctionCallStatus",
     "ResponseFunctionCallType",
+    "ResponseFunctionTool",
     "ResponseFunctionToolChoice",
     "ResponseFunctionToolChoiceType",
+    "ResponseFunctionToolParametersType0",
+    "ResponseFunctionToolType",
+    "ResponseHostedTool",
     "ResponseHostedToolChoice",
     "ResponseIncompleteDetailsType0",
     "ResponseIncompleteDetailsType0Reason",
@@ -624,6 +638,14 @@ __all__ = (
     "ResponseInputTokensDetails",
     "ResponseLifecycleEvent",
     "ResponseLifecycleEventType",
+    "ResponseNamespaceFunction",
+    "ResponseNamespaceFunctionParametersType0",
+    "ResponseNamespaceFunctionTypeType1",
+    "ResponseNamespaceFunctionTypeType2Type1",
+    "ResponseNamespaceFunctionTypeType3Type1",
+    "ResponseNamespaceOtherTool",
+    "ResponseNamespaceTool",
+    "ResponseNamespaceToolType",
     "ResponseObject",
     "ResponseObjectMetadataType0",
     "ResponseObjectObject",
@@ -632,6 +654,7 @@ __all__ = (
     "ResponseObjectText",
     "ResponseObjectToolChoiceType0",
     "ResponseObjectTruncation",
+    "ResponseOtherContentPart",
     "ResponseOutputItemEvent",
     "ResponseOutputItemEventType",
     "ResponseOutputMessage",
@@ -659,6 +682,8 @@ __all__ = (
     "ResponseStoredInputItemRole",
     "ResponseStoredInputItemType",
     "ResponseTextConfigType0",
+    "ResponseTextContentPart",
+    "ResponseTextContentPartType",
     "ResponseTextDeltaEvent",
     "ResponseTextDeltaEventLogprobsItem",
     "ResponseTextDeltaEventType",
@@ -672,12 +697,9 @@ __all__ = (
     "ResponseTextFormatJsonSchemaType",
     "ResponseTextFormatText",
     "ResponseTextFormatTextType",
-    "ResponseTool",
     "ResponseToolChoiceType0Type1",
     "ResponseToolChoiceType0Type2Type1",
     "ResponseToolChoiceType0Type3Type1",
-    "ResponseToolParametersType0",
-    "ResponseToolToolsItem",
     "ResponseUsageType0",
     "ShardingMode",
     "ShardingStatus",

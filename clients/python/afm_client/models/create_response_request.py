@@ -19,13 +19,15 @@ if TYPE_CHECKING:
     from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
     from ..models.response_function_call_input_item import ResponseFunctionCallInputItem
     from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem
+    from ..models.response_function_tool import ResponseFunctionTool
     from ..models.response_function_tool_choice import ResponseFunctionToolChoice
+    from ..models.response_hosted_tool import ResponseHostedTool
     from ..models.response_hosted_tool_choice import ResponseHostedToolChoice
     from ..models.response_input_message_item import ResponseInputMessageItem
+    from ..models.response_namespace_tool import ResponseNamespaceTool
     from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0
     from ..models.response_reasoning_input_item import ResponseReasoningInputItem
     from ..models.response_text_config_type_0 import ResponseTextConfigType0
-    from ..models.response_tool import ResponseTool
 
 
 T = TypeVar("T", bound="CreateResponseRequest")
@@ -43,8 +45,8 @@ class CreateResponseRequest:
                 empty.
                 Without `previous_response_id` it is required.
             instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
-            tools (list[ResponseTool] | None | Unset): Function and namespace tools. Other tool types are left out of the
-                prompt and reported in `X-AFM-Warnings`.
+            tools (list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset): Function and
+                namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
             tool_choice (None | ResponseFunctionToolChoice | ResponseHostedToolChoice | ResponseToolChoiceType0Type1 |
                 ResponseToolChoiceType0Type2Type1 | ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, a
                 function (`{"type": "function", "name": ...}`, the name
@@ -88,7 +90,7 @@ class CreateResponseRequest:
         | Unset
     ) = UNSET
     instructions: None | str | Unset = UNSET
-    tools: list[ResponseTool] | None | Unset = UNSET
+    tools: list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset = UNSET
     tool_choice: (
         None
         | ResponseFunctionToolChoice
@@ -128,9 +130,11 @@ class CreateResponseRequest:
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
         from ..models.response_function_call_input_item import ResponseFunctionCallInputItem  # noqa: PLC0415
         from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem  # noqa: PLC0415
+        from ..models.response_function_tool import ResponseFunctionTool  # noqa: PLC0415
         from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
         from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
         from ..models.response_input_message_item import ResponseInputMessageItem  # noqa: PLC0415
+        from ..models.response_namespace_tool import ResponseNamespaceTool  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
 
@@ -169,7 +173,14 @@ class CreateResponseRequest:
         elif isinstance(self.tools, list):
             tools = []
             for tools_type_0_item_data in self.tools:
-                tools_type_0_item = tools_type_0_item_data.to_dict()
+                tools_type_0_item: dict[str, Any]
+                if isinstance(tools_type_0_item_data, ResponseFunctionTool):
+                    tools_type_0_item = tools_type_0_item_data.to_dict()
+                elif isinstance(tools_type_0_item_data, ResponseNamespaceTool):
+                    tools_type_0_item = tools_type_0_item_data.to_dict()
+                else:
+                    tools_type_0_item = tools_type_0_item_data.to_dict()
+
                 tools.append(tools_type_0_item)
 
         else:
@@ -366,13 +377,15 @@ class CreateResponseRequest:
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
         from ..models.response_function_call_input_item import ResponseFunctionCallInputItem  # noqa: PLC0415
         from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem  # noqa: PLC0415
+        from ..models.response_function_tool import ResponseFunctionTool  # noqa: PLC0415
         from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
+        from ..models.response_hosted_tool import ResponseHostedTool  # noqa: PLC0415
         from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
         from ..models.response_input_message_item import ResponseInputMessageItem  # noqa: PLC0415
+        from ..models.response_namespace_tool import ResponseNamespaceTool  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
         from ..models.response_reasoning_input_item import ResponseReasoningInputItem  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
-        from ..models.response_tool import ResponseTool  # noqa: PLC0415
 
         d = dict(src_dict)
         model = d.pop("model", UNSET)
@@ -468,7 +481,9 @@ class CreateResponseRequest:
 
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
-        def _parse_tools(data: object) -> list[ResponseTool] | None | Unset:
+        def _parse_tools(
+            data: object,
+        ) -> list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -479,14 +494,40 @@ class CreateResponseRequest:
                 tools_type_0 = []
                 _tools_type_0 = data
                 for tools_type_0_item_data in _tools_type_0:
-                    tools_type_0_item = ResponseTool.from_dict(tools_type_0_item_data)
+
+                    def _parse_tools_type_0_item(
+                        data: object,
+                    ) -> ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_tool_type_0 = ResponseFunctionTool.from_dict(data)
+
+                            return componentsschemas_response_tool_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_tool_type_1 = ResponseNamespaceTool.from_dict(data)
+
+                            return componentsschemas_response_tool_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_tool_type_2 = ResponseHostedTool.from_dict(data)
+
+                        return componentsschemas_response_tool_type_2
+
+                    tools_type_0_item = _parse_tools_type_0_item(tools_type_0_item_data)
 
                     tools_type_0.append(tools_type_0_item)
 
                 return tools_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseTool] | None | Unset, data)
+            return cast(list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset, data)
 
         tools = _parse_tools(d.pop("tools", UNSET))
 

@@ -10,7 +10,8 @@ from ..models.response_function_call_output_input_item_type import ResponseFunct
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_content_part import ResponseContentPart
+    from ..models.response_other_content_part import ResponseOtherContentPart
+    from ..models.response_text_content_part import ResponseTextContentPart
 
 
 T = TypeVar("T", bound="ResponseFunctionCallOutputInputItem")
@@ -25,17 +26,19 @@ class ResponseFunctionCallOutputInputItem:
         call_id (str):
         id (None | str | Unset):
         status (None | str | Unset):
-        output (list[ResponseContentPart] | str | Unset):
+        output (list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset):
     """
 
     type_: ResponseFunctionCallOutputInputItemType
     call_id: str
     id: None | str | Unset = UNSET
     status: None | str | Unset = UNSET
-    output: list[ResponseContentPart] | str | Unset = UNSET
+    output: list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
+
         type_ = self.type_.value
 
         call_id = self.call_id
@@ -58,7 +61,12 @@ class ResponseFunctionCallOutputInputItem:
         elif isinstance(self.output, list):
             output = []
             for output_type_1_item_data in self.output:
-                output_type_1_item = output_type_1_item_data.to_dict()
+                output_type_1_item: dict[str, Any]
+                if isinstance(output_type_1_item_data, ResponseTextContentPart):
+                    output_type_1_item = output_type_1_item_data.to_dict()
+                else:
+                    output_type_1_item = output_type_1_item_data.to_dict()
+
                 output.append(output_type_1_item)
 
         else:
@@ -83,7 +91,8 @@ class ResponseFunctionCallOutputInputItem:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_content_part import ResponseContentPart  # noqa: PLC0415
+        from ..models.response_other_content_part import ResponseOtherContentPart  # noqa: PLC0415
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
 
         d = dict(src_dict)
         type_ = ResponseFunctionCallOutputInputItemType(d.pop("type"))
@@ -108,7 +117,7 @@ class ResponseFunctionCallOutputInputItem:
 
         status = _parse_status(d.pop("status", UNSET))
 
-        def _parse_output(data: object) -> list[ResponseContentPart] | str | Unset:
+        def _parse_output(data: object) -> list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -117,14 +126,30 @@ class ResponseFunctionCallOutputInputItem:
                 output_type_1 = []
                 _output_type_1 = data
                 for output_type_1_item_data in _output_type_1:
-                    output_type_1_item = ResponseContentPart.from_dict(output_type_1_item_data)
+
+                    def _parse_output_type_1_item(data: object) -> ResponseOtherContentPart | ResponseTextContentPart:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_content_part_type_0 = ResponseTextContentPart.from_dict(data)
+
+                            return componentsschemas_response_content_part_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_content_part_type_1 = ResponseOtherContentPart.from_dict(data)
+
+                        return componentsschemas_response_content_part_type_1
+
+                    output_type_1_item = _parse_output_type_1_item(output_type_1_item_data)
 
                     output_type_1.append(output_type_1_item)
 
                 return output_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseContentPart] | str | Unset, data)
+            return cast(list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset, data)
 
         output = _parse_output(d.pop("output", UNSET))
 

@@ -11,7 +11,8 @@ from ..models.response_input_message_item_type import ResponseInputMessageItemTy
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_content_part import ResponseContentPart
+    from ..models.response_other_content_part import ResponseOtherContentPart
+    from ..models.response_text_content_part import ResponseTextContentPart
 
 
 T = TypeVar("T", bound="ResponseInputMessageItem")
@@ -26,17 +27,19 @@ class ResponseInputMessageItem:
         type_ (ResponseInputMessageItemType | Unset):
         id (None | str | Unset):
         status (None | str | Unset):
-        content (list[ResponseContentPart] | str | Unset):
+        content (list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset):
     """
 
     role: ResponseInputMessageItemRole
     type_: ResponseInputMessageItemType | Unset = UNSET
     id: None | str | Unset = UNSET
     status: None | str | Unset = UNSET
-    content: list[ResponseContentPart] | str | Unset = UNSET
+    content: list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
+
         role = self.role.value
 
         type_: str | Unset = UNSET
@@ -61,7 +64,12 @@ class ResponseInputMessageItem:
         elif isinstance(self.content, list):
             content = []
             for content_type_1_item_data in self.content:
-                content_type_1_item = content_type_1_item_data.to_dict()
+                content_type_1_item: dict[str, Any]
+                if isinstance(content_type_1_item_data, ResponseTextContentPart):
+                    content_type_1_item = content_type_1_item_data.to_dict()
+                else:
+                    content_type_1_item = content_type_1_item_data.to_dict()
+
                 content.append(content_type_1_item)
 
         else:
@@ -87,7 +95,8 @@ class ResponseInputMessageItem:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_content_part import ResponseContentPart  # noqa: PLC0415
+        from ..models.response_other_content_part import ResponseOtherContentPart  # noqa: PLC0415
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
 
         d = dict(src_dict)
         role = ResponseInputMessageItemRole(d.pop("role"))
@@ -117,7 +126,7 @@ class ResponseInputMessageItem:
 
         status = _parse_status(d.pop("status", UNSET))
 
-        def _parse_content(data: object) -> list[ResponseContentPart] | str | Unset:
+        def _parse_content(data: object) -> list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -126,14 +135,30 @@ class ResponseInputMessageItem:
                 content_type_1 = []
                 _content_type_1 = data
                 for content_type_1_item_data in _content_type_1:
-                    content_type_1_item = ResponseContentPart.from_dict(content_type_1_item_data)
+
+                    def _parse_content_type_1_item(data: object) -> ResponseOtherContentPart | ResponseTextContentPart:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_content_part_type_0 = ResponseTextContentPart.from_dict(data)
+
+                            return componentsschemas_response_content_part_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_content_part_type_1 = ResponseOtherContentPart.from_dict(data)
+
+                        return componentsschemas_response_content_part_type_1
+
+                    content_type_1_item = _parse_content_type_1_item(content_type_1_item_data)
 
                     content_type_1.append(content_type_1_item)
 
                 return content_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseContentPart] | str | Unset, data)
+            return cast(list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset, data)
 
         content = _parse_content(d.pop("content", UNSET))
 

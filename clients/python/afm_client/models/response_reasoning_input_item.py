@@ -10,7 +10,8 @@ from ..models.response_reasoning_input_item_type import ResponseReasoningInputIt
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_content_part import ResponseContentPart
+    from ..models.response_other_content_part import ResponseOtherContentPart
+    from ..models.response_text_content_part import ResponseTextContentPart
 
 
 T = TypeVar("T", bound="ResponseReasoningInputItem")
@@ -24,20 +25,22 @@ class ResponseReasoningInputItem:
         type_ (ResponseReasoningInputItemType):
         id (None | str | Unset):
         status (None | str | Unset):
-        content (list[ResponseContentPart] | str | Unset):
-        summary (list[ResponseContentPart] | Unset):
+        content (list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset):
+        summary (list[ResponseOtherContentPart | ResponseTextContentPart] | Unset):
         encrypted_content (None | str | Unset):
     """
 
     type_: ResponseReasoningInputItemType
     id: None | str | Unset = UNSET
     status: None | str | Unset = UNSET
-    content: list[ResponseContentPart] | str | Unset = UNSET
-    summary: list[ResponseContentPart] | Unset = UNSET
+    content: list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset = UNSET
+    summary: list[ResponseOtherContentPart | ResponseTextContentPart] | Unset = UNSET
     encrypted_content: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
+
         type_ = self.type_.value
 
         id: None | str | Unset
@@ -58,7 +61,12 @@ class ResponseReasoningInputItem:
         elif isinstance(self.content, list):
             content = []
             for content_type_1_item_data in self.content:
-                content_type_1_item = content_type_1_item_data.to_dict()
+                content_type_1_item: dict[str, Any]
+                if isinstance(content_type_1_item_data, ResponseTextContentPart):
+                    content_type_1_item = content_type_1_item_data.to_dict()
+                else:
+                    content_type_1_item = content_type_1_item_data.to_dict()
+
                 content.append(content_type_1_item)
 
         else:
@@ -68,7 +76,12 @@ class ResponseReasoningInputItem:
         if not isinstance(self.summary, Unset):
             summary = []
             for summary_item_data in self.summary:
-                summary_item = summary_item_data.to_dict()
+                summary_item: dict[str, Any]
+                if isinstance(summary_item_data, ResponseTextContentPart):
+                    summary_item = summary_item_data.to_dict()
+                else:
+                    summary_item = summary_item_data.to_dict()
+
                 summary.append(summary_item)
 
         encrypted_content: None | str | Unset
@@ -99,7 +112,8 @@ class ResponseReasoningInputItem:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_content_part import ResponseContentPart  # noqa: PLC0415
+        from ..models.response_other_content_part import ResponseOtherContentPart  # noqa: PLC0415
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
 
         d = dict(src_dict)
         type_ = ResponseReasoningInputItemType(d.pop("type"))
@@ -122,7 +136,7 @@ class ResponseReasoningInputItem:
 
         status = _parse_status(d.pop("status", UNSET))
 
-        def _parse_content(data: object) -> list[ResponseContentPart] | str | Unset:
+        def _parse_content(data: object) -> list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -131,23 +145,55 @@ class ResponseReasoningInputItem:
                 content_type_1 = []
                 _content_type_1 = data
                 for content_type_1_item_data in _content_type_1:
-                    content_type_1_item = ResponseContentPart.from_dict(content_type_1_item_data)
+
+                    def _parse_content_type_1_item(data: object) -> ResponseOtherContentPart | ResponseTextContentPart:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_content_part_type_0 = ResponseTextContentPart.from_dict(data)
+
+                            return componentsschemas_response_content_part_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_content_part_type_1 = ResponseOtherContentPart.from_dict(data)
+
+                        return componentsschemas_response_content_part_type_1
+
+                    content_type_1_item = _parse_content_type_1_item(content_type_1_item_data)
 
                     content_type_1.append(content_type_1_item)
 
                 return content_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseContentPart] | str | Unset, data)
+            return cast(list[ResponseOtherContentPart | ResponseTextContentPart] | str | Unset, data)
 
         content = _parse_content(d.pop("content", UNSET))
 
         _summary = d.pop("summary", UNSET)
-        summary: list[ResponseContentPart] | Unset = UNSET
+        summary: list[ResponseOtherContentPart | ResponseTextContentPart] | Unset = UNSET
         if _summary is not UNSET:
             summary = []
             for summary_item_data in _summary:
-                summary_item = ResponseContentPart.from_dict(summary_item_data)
+
+                def _parse_summary_item(data: object) -> ResponseOtherContentPart | ResponseTextContentPart:
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_content_part_type_0 = ResponseTextContentPart.from_dict(data)
+
+                        return componentsschemas_response_content_part_type_0
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_response_content_part_type_1 = ResponseOtherContentPart.from_dict(data)
+
+                    return componentsschemas_response_content_part_type_1
+
+                summary_item = _parse_summary_item(summary_item_data)
 
                 summary.append(summary_item)
 

@@ -1933,28 +1933,36 @@ export type ResponseReasoningInputItem = {
 };
 
 /**
- * A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
+ * A content part: a text part (`input_text`, `output_text`, `text`, `reasoning_text` or
+ * `summary_text`) needs `text`; other part types (images, files) get 400 with a text-only
+ * model.
+ *
  */
-export type ResponseContentPart = {
-    type: string;
-    text?: string;
+export type ResponseContentPart = ResponseTextContentPart | ResponseOtherContentPart;
+
+export type ResponseTextContentPart = {
+    type: 'input_text' | 'output_text' | 'text' | 'reasoning_text' | 'summary_text';
+    text: string;
 };
 
 /**
- * A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
- * `description`, `tools`: function tools). Other types are left out of the prompt and
- * reported in `X-AFM-Warnings`.
+ * A part that is not text (`input_image`, `input_file`, ...).
+ */
+export type ResponseOtherContentPart = {
+    type: string;
+};
+
+/**
+ * By `type`: a `function` tool (`name`, `parameters`, `strict`), a `namespace` (`name`,
+ * `description`, `tools`: function tools), or another (hosted) tool type, which is left
+ * out of the prompt and reported in `X-AFM-Warnings`.
  *
  */
-export type ResponseTool = {
-    type: string;
-    name?: string;
-    /**
-     * A namespace's function tools.
-     */
-    tools?: Array<{
-        [key: string]: unknown;
-    }>;
+export type ResponseTool = ResponseFunctionTool | ResponseNamespaceTool | ResponseHostedTool;
+
+export type ResponseFunctionTool = {
+    type: 'function';
+    name: string;
     description?: string | null;
     /**
      * JSON Schema of the arguments object.
@@ -1966,6 +1974,51 @@ export type ResponseTool = {
      * Arguments must validate against `parameters`; enforced by the grammar engine.
      */
     strict?: boolean | null;
+};
+
+/**
+ * A named group of function tools; each is offered as `<namespace>.<name>`.
+ */
+export type ResponseNamespaceTool = {
+    type: 'namespace';
+    name: string;
+    description?: string | null;
+    /**
+     * The namespace's function tools (other types are left out and reported).
+     */
+    tools?: Array<ResponseNamespaceMember>;
+};
+
+/**
+ * A namespace's tool, a function (`type` absent, null or `function`; `name` required) or another type.
+ */
+export type ResponseNamespaceMember = ResponseNamespaceFunction | ResponseNamespaceOtherTool;
+
+export type ResponseNamespaceFunction = {
+    type?: 'function' | null;
+    name: string;
+    description?: string | null;
+    /**
+     * JSON Schema of the arguments object.
+     */
+    parameters?: {
+        [key: string]: unknown;
+    } | null;
+    strict?: boolean | null;
+};
+
+/**
+ * Not a function; left out of the prompt and reported in `X-AFM-Warnings`.
+ */
+export type ResponseNamespaceOtherTool = {
+    type: string;
+};
+
+/**
+ * A hosted tool (`web_search`, `file_search`, `code_interpreter`, `mcp`, ...); its other fields are accepted.
+ */
+export type ResponseHostedTool = {
+    type: string;
 };
 
 /**

@@ -6,11 +6,11 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ResponseToolParametersType0")
+T = TypeVar("T", bound="ResponseFunctionToolParametersType0")
 
 
 @_attrs_define
-class ResponseToolParametersType0:
+class ResponseFunctionToolParametersType0:
     """JSON Schema of the arguments object."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -25,10 +25,10 @@ class ResponseToolParametersType0:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        response_tool_parameters_type_0 = cls()
+        response_function_tool_parameters_type_0 = cls()
 
-        response_tool_parameters_type_0.additional_properties = d
-        return response_tool_parameters_type_0
+        response_function_tool_parameters_type_0.additional_properties = d
+        return response_function_tool_parameters_type_0
 
     @property
     def additional_keys(self) -> list[str]:

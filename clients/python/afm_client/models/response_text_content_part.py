@@ -6,27 +6,25 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
+from ..models.response_text_content_part_type import ResponseTextContentPartType
 
-T = TypeVar("T", bound="ResponseContentPart")
+T = TypeVar("T", bound="ResponseTextContentPart")
 
 
 @_attrs_define
-class ResponseContentPart:
-    """A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts
-    get 400.
-
-        Attributes:
-            type_ (str):
-            text (str | Unset):
+class ResponseTextContentPart:
+    """
+    Attributes:
+        type_ (ResponseTextContentPartType):
+        text (str):
     """
 
-    type_: str
-    text: str | Unset = UNSET
+    type_: ResponseTextContentPartType
+    text: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_
+        type_ = self.type_.value
 
         text = self.text
 
@@ -35,27 +33,26 @@ class ResponseContentPart:
         field_dict.update(
             {
                 "type": type_,
+                "text": text,
             }
         )
-        if text is not UNSET:
-            field_dict["text"] = text
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = d.pop("type")
+        type_ = ResponseTextContentPartType(d.pop("type"))
 
-        text = d.pop("text", UNSET)
+        text = d.pop("text")
 
-        response_content_part = cls(
+        response_text_content_part = cls(
             type_=type_,
             text=text,
         )
 
-        response_content_part.additional_properties = d
-        return response_content_part
+        response_text_content_part.additional_properties = d
+        return response_text_content_part
 
     @property
     def additional_keys(self) -> list[str]:

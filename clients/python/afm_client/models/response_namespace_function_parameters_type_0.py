@@ -6,11 +6,13 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ResponseToolToolsItem")
+T = TypeVar("T", bound="ResponseNamespaceFunctionParametersType0")
 
 
 @_attrs_define
-class ResponseToolToolsItem:
+class ResponseNamespaceFunctionParametersType0:
+    """JSON Schema of the arguments object."""
+
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -23,10 +25,10 @@ class ResponseToolToolsItem:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        response_tool_tools_item = cls()
+        response_namespace_function_parameters_type_0 = cls()
 
-        response_tool_tools_item.additional_properties = d
-        return response_tool_tools_item
+        response_namespace_function_parameters_type_0.additional_properties = d
+        return response_namespace_function_parameters_type_0
 
     @property
     def additional_keys(self) -> list[str]:
