@@ -1065,16 +1065,6 @@ class MessagesCountTokensResponse(BaseModel):
     """
 
 
-class Role1(StrEnum):
-    """
-    `system` turns (Claude Code sends them) are rendered as system turns.
-    """
-
-    USER = 'user'
-    ASSISTANT = 'assistant'
-    SYSTEM = 'system'
-
-
 class Ttl(StrEnum):
     FIELD_5M = '5m'
     FIELD_1H = '1h'
@@ -1500,7 +1490,7 @@ class Truncation(RootModel[TruncationEnum | None]):
     """
 
 
-class Role2(StrEnum):
+class Role1(StrEnum):
     USER = 'user'
     ASSISTANT = 'assistant'
     SYSTEM = 'system'
@@ -2043,6 +2033,36 @@ class MessagesSystem(RootModel[str | list[MessagesTextBlockParam]]):
     """
 
 
+class MessagesAssistantBlockParam(
+    RootModel[
+        MessagesTextBlockParam
+        | MessagesToolUseBlockParam
+        | MessagesThinkingBlockParam
+        | MessagesRedactedThinkingBlockParam
+        | MessagesUnsupportedBlockParam
+    ]
+):
+    root: (
+        MessagesTextBlockParam
+        | MessagesToolUseBlockParam
+        | MessagesThinkingBlockParam
+        | MessagesRedactedThinkingBlockParam
+        | MessagesUnsupportedBlockParam
+    )
+    """
+    A block of an `assistant` turn, told apart by `type`.
+    """
+
+
+class MessagesSystemBlockParam(
+    RootModel[MessagesTextBlockParam | MessagesUnsupportedBlockParam]
+):
+    root: MessagesTextBlockParam | MessagesUnsupportedBlockParam
+    """
+    A block of a `system` turn, told apart by `type`.
+    """
+
+
 class MessagesToolResultBlockParam(BaseModel):
     """
     The result of a tool call, in a `user` turn.
@@ -2234,7 +2254,7 @@ class ResponseStoredInputItem(BaseModel):
     id: str
     type: Type8
     status: str | None = None
-    role: Role2 | None = None
+    role: Role1 | None = None
     content: list[ResponseContentPart] | None = None
     call_id: str | None = None
     name: str | None = None
@@ -2447,26 +2467,36 @@ class BatchList(BaseModel):
     has_more: bool
 
 
-class MessagesContentBlockParam(
+class MessagesAssistantMessageParam(BaseModel):
+    role: Literal['assistant']
+    content: str | list[MessagesAssistantBlockParam]
+    """
+    Text, or content blocks.
+    """
+
+
+class MessagesSystemMessageParam(BaseModel):
+    role: Literal['system']
+    content: str | list[MessagesSystemBlockParam]
+    """
+    Text, or text blocks.
+    """
+
+
+class MessagesUserBlockParam(
     RootModel[
         MessagesTextBlockParam
-        | MessagesToolUseBlockParam
         | MessagesToolResultBlockParam
-        | MessagesThinkingBlockParam
-        | MessagesRedactedThinkingBlockParam
         | MessagesUnsupportedBlockParam
     ]
 ):
     root: (
         MessagesTextBlockParam
-        | MessagesToolUseBlockParam
         | MessagesToolResultBlockParam
-        | MessagesThinkingBlockParam
-        | MessagesRedactedThinkingBlockParam
         | MessagesUnsupportedBlockParam
     )
     """
-    A request content block, told apart by `type`.
+    A block of a `user` turn, told apart by `type`.
     """
 
 
@@ -2512,7 +2542,7 @@ class ResponseInputMessageItem(BaseModel):
     type: Literal['message'] | None = None
     id: str | None = None
     status: str | None = None
-    role: Role2
+    role: Role1
     content: str | list[ResponseContentPart] | None = None
 
 
@@ -2683,12 +2713,9 @@ class CompletionChunk(BaseModel):
     error: ErrorDetail | None = None
 
 
-class MessagesMessageParam(BaseModel):
-    role: Role1
-    """
-    `system` turns (Claude Code sends them) are rendered as system turns.
-    """
-    content: str | list[MessagesContentBlockParam]
+class MessagesUserMessageParam(BaseModel):
+    role: Literal['user']
+    content: str | list[MessagesUserBlockParam]
     """
     Text, or content blocks.
     """
@@ -2857,68 +2884,26 @@ class CountTokensRequest(BaseModel):
     tools: list[Tool] | None = None
 
 
-class MessagesRequest(BaseModel):
+class MessagesMessageParam(
+    RootModel[
+        MessagesUserMessageParam
+        | MessagesAssistantMessageParam
+        | MessagesSystemMessageParam
+    ]
+):
+    root: Annotated[
+        MessagesUserMessageParam
+        | MessagesAssistantMessageParam
+        | MessagesSystemMessageParam,
+        Field(discriminator='role'),
+    ]
     """
-    An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
-    accepted and ignored.
+    A turn, by `role`, with text or the blocks that role may hold: `user` text,
+    `tool_result`; `assistant` text, `tool_use`, `thinking`, `redacted_thinking`; `system`
+    (Claude Code sends such turns; rendered as system turns) text. Block types this server
+    cannot take with a text-only model (images, documents, server-tool blocks) get 400.
 
     """
-
-    model: str
-    """
-    Requested model id; resolves as for chat completions.
-    """
-    max_tokens: Annotated[int, Field(ge=1)]
-    """
-    Output-token limit (required, as Anthropic requires), capped by the context window.
-    """
-    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
-    """
-    Alternating `user` / `assistant` turns.
-    """
-    system: MessagesSystem | None = None
-    stop_sequences: list[str] | None = None
-    """
-    Custom stop strings; the matched one is reported as `stop_sequence`.
-    """
-    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
-    """
-    Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
-    """
-    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    top_k: Annotated[int | None, Field(ge=0)] = None
-    """
-    Sample among the k most likely tokens (0 = off).
-    """
-    tools: list[MessagesTool] | None = None
-    tool_choice: MessagesToolChoice | None = None
-    thinking: MessagesThinkingConfig | None = None
-    output_config: MessagesOutputConfig | None = None
-    context_management: MessagesContextManagement | None = None
-    metadata: MessagesMetadata | None = None
-    stream: bool | None = None
-    """
-    Stream named SSE events instead of one message.
-    """
-    seed: int | None = None
-    """
-    AFM extension. Seed for sampling; the same seed gives the same message, streamed or not.
-    """
-
-
-class MessagesCountTokensRequest(BaseModel):
-    """
-    The prompt-shaping fields of a Messages request.
-    """
-
-    model: str
-    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
-    system: MessagesSystem | None = None
-    tools: list[MessagesTool] | None = None
-    tool_choice: MessagesToolChoice | None = None
-    thinking: MessagesThinkingConfig | None = None
-    output_config: MessagesOutputConfig | None = None
-    context_management: MessagesContextManagement | None = None
 
 
 class Input5(RootModel[list[ResponseInputItem]]):
@@ -3164,6 +3149,70 @@ class TokenizeRequest(
 class BatchCompletionItem(BaseModel):
     custom_id: Annotated[str, Field(min_length=1)]
     body: ChatCompletionRequest
+
+
+class MessagesRequest(BaseModel):
+    """
+    An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
+    accepted and ignored.
+
+    """
+
+    model: str
+    """
+    Requested model id; resolves as for chat completions.
+    """
+    max_tokens: Annotated[int, Field(ge=1)]
+    """
+    Output-token limit (required, as Anthropic requires), capped by the context window.
+    """
+    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
+    """
+    Alternating `user` / `assistant` turns.
+    """
+    system: MessagesSystem | None = None
+    stop_sequences: list[str] | None = None
+    """
+    Custom stop strings; the matched one is reported as `stop_sequence`.
+    """
+    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
+    """
+    Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
+    """
+    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    top_k: Annotated[int | None, Field(ge=0)] = None
+    """
+    Sample among the k most likely tokens (0 = off).
+    """
+    tools: list[MessagesTool] | None = None
+    tool_choice: MessagesToolChoice | None = None
+    thinking: MessagesThinkingConfig | None = None
+    output_config: MessagesOutputConfig | None = None
+    context_management: MessagesContextManagement | None = None
+    metadata: MessagesMetadata | None = None
+    stream: bool | None = None
+    """
+    Stream named SSE events instead of one message.
+    """
+    seed: int | None = None
+    """
+    AFM extension. Seed for sampling; the same seed gives the same message, streamed or not.
+    """
+
+
+class MessagesCountTokensRequest(BaseModel):
+    """
+    The prompt-shaping fields of a Messages request.
+    """
+
+    model: str
+    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
+    system: MessagesSystem | None = None
+    tools: list[MessagesTool] | None = None
+    tool_choice: MessagesToolChoice | None = None
+    thinking: MessagesThinkingConfig | None = None
+    output_config: MessagesOutputConfig | None = None
+    context_management: MessagesContextManagement | None = None
 
 
 class BatchCompletionsRequest(BaseModel):

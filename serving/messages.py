@@ -162,6 +162,7 @@ def template_messages(system: Any, messages: list[Any],
     prompt = system_prompt(system)
     if prompt:
         out.append({"role": "system", "content": prompt})
+    messages = [unwrap(m) for m in messages]  # the contract's oneOf by role
     assistants = sum(plain(m.role) == "assistant" for m in messages)
     seen = 0
     for i, message in enumerate(messages):

@@ -192,9 +192,6 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
      "two fields: one of input and previous_response_id is required (a union of object types)"),
     ("ST202", r"input needs a message or call, not only reasoning items",
      "values across items: draft 4 has no `contains` to require one non-reasoning item"),
-    # Messages API rules JSON Schema could state but the contract does not yet (open work):
-    ("ST202", r"a '\w+' block cannot be in a \w+ turn",
-     "not yet in the contract: block types per role (a oneOf by role, as chat messages have)"),
 )
 
 

@@ -57,3 +57,34 @@ def test_client_and_server_tools_are_served(server: LiveServer, path: str) -> No
     assert r.status_code == 200, r.text
     if path == "/v1/messages":
         assert "tools[3] (web_search_20250305) left out" in r.headers["x-afm-warnings"]
+
+
+TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}
+TOOL_RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}
+THINKING = {"type": "thinking", "thinking": "hm", "signature": "s"}
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])
+@pytest.mark.parametrize(("role", "block"), [
+    ("user", TOOL_USE), ("user", THINKING), ("user", {"type": "redacted_thinking"}),
+    ("assistant", TOOL_RESULT), ("system", TOOL_USE), ("system", TOOL_RESULT),
+    ("system", THINKING),
+])
+def test_block_in_the_wrong_turn_is_400(server: LiveServer, path: str, role: str,
+                                        block: dict[str, Any]) -> None:
+    messages = [{"role": role, "content": [block]}, *MSGS]
+    assert_refused(post(server, path, messages=messages), "messages")
+
+
+def test_each_role_takes_its_blocks(server: LiveServer) -> None:
+    tools = [{"name": "f", "input_schema": SCHEMA}]
+    messages = [{"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+                {"role": "user", "content": [{"type": "text", "text": "Call f."}]},
+                {"role": "assistant", "content": [THINKING, {"type": "redacted_thinking",
+                                                             "data": "x"},
+                                                  {"type": "text", "text": "Calling."},
+                                                  TOOL_USE]},
+                {"role": "user", "content": [TOOL_RESULT, {"type": "text", "text": "Go on."}]}]
+    r = post(server, "/v1/messages", messages=messages, tools=tools)
+    assert r.status_code == 200, r.text
+    assert r.json()["type"] == "message"

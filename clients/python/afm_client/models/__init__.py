@@ -112,6 +112,8 @@ from .json_schema_format import JsonSchemaFormat
 from .json_schema_format_schema import JsonSchemaFormatSchema
 from .list_files_order import ListFilesOrder
 from .list_response_input_items_order import ListResponseInputItemsOrder
+from .messages_assistant_message_param import MessagesAssistantMessageParam
+from .messages_assistant_message_param_role import MessagesAssistantMessageParamRole
 from .messages_cache_control_type_0 import MessagesCacheControlType0
 from .messages_cache_control_type_0_ttl import MessagesCacheControlType0Ttl
 from .messages_cache_control_type_0_type import MessagesCacheControlType0Type
@@ -142,8 +144,6 @@ from .messages_message_delta_event import MessagesMessageDeltaEvent
 from .messages_message_delta_event_delta import MessagesMessageDeltaEventDelta
 from .messages_message_delta_event_delta_stop_reason import MessagesMessageDeltaEventDeltaStopReason
 from .messages_message_delta_event_type import MessagesMessageDeltaEventType
-from .messages_message_param import MessagesMessageParam
-from .messages_message_param_role import MessagesMessageParamRole
 from .messages_message_role import MessagesMessageRole
 from .messages_message_start_event import MessagesMessageStartEvent
 from .messages_message_start_event_type import MessagesMessageStartEventType
@@ -167,6 +167,8 @@ from .messages_server_tool import MessagesServerTool
 from .messages_signature_delta import MessagesSignatureDelta
 from .messages_signature_delta_type import MessagesSignatureDeltaType
 from .messages_sse_event import MessagesSSEEvent
+from .messages_system_message_param import MessagesSystemMessageParam
+from .messages_system_message_param_role import MessagesSystemMessageParamRole
 from .messages_text_block import MessagesTextBlock
 from .messages_text_block_param import MessagesTextBlockParam
 from .messages_text_block_param_type import MessagesTextBlockParamType
@@ -203,6 +205,8 @@ from .messages_tool_use_block_type import MessagesToolUseBlockType
 from .messages_unsupported_block_param import MessagesUnsupportedBlockParam
 from .messages_unsupported_block_param_type import MessagesUnsupportedBlockParamType
 from .messages_usage import MessagesUsage
+from .messages_user_message_param import MessagesUserMessageParam
+from .messages_user_message_param_role import MessagesUserMessageParamRole
 from .model import Model
 from .model_capabilities_type_0 import ModelCapabilitiesType0
 from .model_list import ModelList
@@ -494,6 +498,8 @@ __all__ = (
     "JsonSchemaFormatSchema",
     "ListFilesOrder",
     "ListResponseInputItemsOrder",
+    "MessagesAssistantMessageParam",
+    "MessagesAssistantMessageParamRole",
     "MessagesCacheControlType0",
     "MessagesCacheControlType0Ttl",
     "MessagesCacheControlType0Type",
@@ -524,8 +530,6 @@ __all__ = (
     "MessagesMessageDeltaEventDelta",
     "MessagesMessageDeltaEventDeltaStopReason",
     "MessagesMessageDeltaEventType",
-    "MessagesMessageParam",
-    "MessagesMessageParamRole",
     "MessagesMessageRole",
     "MessagesMessageStartEvent",
     "MessagesMessageStartEventType",
@@ -549,6 +553,8 @@ __all__ = (
     "MessagesSignatureDelta",
     "MessagesSignatureDeltaType",
     "MessagesSSEEvent",
+    "MessagesSystemMessageParam",
+    "MessagesSystemMessageParamRole",
     "MessagesTextBlock",
     "MessagesTextBlockParam",
     "MessagesTextBlockParamType",
@@ -585,6 +591,8 @@ __all__ = (
     "MessagesUnsupportedBlockParam",
     "MessagesUnsupportedBlockParamType",
     "MessagesUsage",
+    "MessagesUserMessageParam",
+    "MessagesUserMessageParamRole",
     "Model",
     "ModelCapabilitiesType0",
     "ModelList",

@@ -1381,21 +1381,59 @@ export type MessagesCountTokensResponse = {
  */
 export type MessagesSystem = string | Array<MessagesTextBlockParam>;
 
-export type MessagesMessageParam = {
-    /**
-     * `system` turns (Claude Code sends them) are rendered as system turns.
-     */
-    role: 'user' | 'assistant' | 'system';
+/**
+ * A turn, by `role`, with text or the blocks that role may hold: `user` text,
+ * `tool_result`; `assistant` text, `tool_use`, `thinking`, `redacted_thinking`; `system`
+ * (Claude Code sends such turns; rendered as system turns) text. Block types this server
+ * cannot take with a text-only model (images, documents, server-tool blocks) get 400.
+ *
+ */
+export type MessagesMessageParam = ({
+    role: 'user';
+} & MessagesUserMessageParam) | ({
+    role: 'assistant';
+} & MessagesAssistantMessageParam) | ({
+    role: 'system';
+} & MessagesSystemMessageParam);
+
+export type MessagesUserMessageParam = {
+    role: 'user';
     /**
      * Text, or content blocks.
      */
-    content: string | Array<MessagesContentBlockParam>;
+    content: string | Array<MessagesUserBlockParam>;
+};
+
+export type MessagesAssistantMessageParam = {
+    role: 'assistant';
+    /**
+     * Text, or content blocks.
+     */
+    content: string | Array<MessagesAssistantBlockParam>;
+};
+
+export type MessagesSystemMessageParam = {
+    role: 'system';
+    /**
+     * Text, or text blocks.
+     */
+    content: string | Array<MessagesSystemBlockParam>;
 };
 
 /**
- * A request content block, told apart by `type`.
+ * A block of a `user` turn, told apart by `type`.
  */
-export type MessagesContentBlockParam = MessagesTextBlockParam | MessagesToolUseBlockParam | MessagesToolResultBlockParam | MessagesThinkingBlockParam | MessagesRedactedThinkingBlockParam | MessagesUnsupportedBlockParam;
+export type MessagesUserBlockParam = MessagesTextBlockParam | MessagesToolResultBlockParam | MessagesUnsupportedBlockParam;
+
+/**
+ * A block of an `assistant` turn, told apart by `type`.
+ */
+export type MessagesAssistantBlockParam = MessagesTextBlockParam | MessagesToolUseBlockParam | MessagesThinkingBlockParam | MessagesRedactedThinkingBlockParam | MessagesUnsupportedBlockParam;
+
+/**
+ * A block of a `system` turn, told apart by `type`.
+ */
+export type MessagesSystemBlockParam = MessagesTextBlockParam | MessagesUnsupportedBlockParam;
 
 /**
  * Prompt-caching breakpoint; accepted and ignored (the prefix cache needs no hints).
