@@ -88,3 +88,21 @@ def test_each_role_takes_its_blocks(server: LiveServer) -> None:
     r = post(server, "/v1/messages", messages=messages, tools=tools)
     assert r.status_code == 200, r.text
     assert r.json()["type"] == "message"
+
+
+@pytest.mark.parametrize(("path", "tool"), [
+    ("/v1/messages", {"type": "\b", "name": ""}),
+    ("/v1/messages", {"type": "web_search_\x01é", "name": "w"}),
+    ("/v1/responses", {"type": "\x7fsearch"}),
+])
+def test_server_tool_types_with_control_characters_are_reported(
+        server: LiveServer, path: str, tool: dict[str, Any]) -> None:
+    """A tool type is echoed in X-AFM-Warnings as printable ASCII (a control character there
+    broke the header, and the connection, found by Schemathesis)."""
+    body: dict[str, Any] = {"model": "m", "tools": [tool]}
+    body.update({"messages": MSGS, "max_tokens": 4} if path == "/v1/messages"
+                else {"input": "hi", "max_output_tokens": 4})
+    r = httpx.post(server.url + path, json=body, timeout=120)
+    assert r.status_code == 200, r.text
+    warning = r.headers["x-afm-warnings"]
+    assert "left out" in warning and warning.isascii() and warning.isprintable(), warning
