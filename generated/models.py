@@ -1065,16 +1065,6 @@ class MessagesCountTokensResponse(BaseModel):
     """
 
 
-class Role1(StrEnum):
-    """
-    `system` turns (Claude Code sends them) are rendered as system turns.
-    """
-
-    USER = 'user'
-    ASSISTANT = 'assistant'
-    SYSTEM = 'system'
-
-
 class Ttl(StrEnum):
     FIELD_5M = '5m'
     FIELD_1H = '1h'
@@ -1158,15 +1148,27 @@ class MessagesUnsupportedBlockParam(BaseModel):
     type: Type3
 
 
-class MessagesTool(BaseModel):
+class Type4Enum(StrEnum):
     """
-    A client tool: `name`, `description` and the JSON Schema of its `input` (required for
-    client tools). Anthropic server tools (a `type` other than `custom`, such as
-    `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
-
+    `custom` (or absent) for a client tool.
     """
 
-    type: str | None = None
+    CUSTOM = 'custom'
+
+
+class Type4(RootModel[Type4Enum | None]):
+    root: Type4Enum | None = None
+    """
+    `custom` (or absent) for a client tool.
+    """
+
+
+class MessagesClientTool(BaseModel):
+    """
+    A client tool: `name`, `description` and the JSON Schema of its `input`.
+    """
+
+    type: Type4 | None = None
     """
     `custom` (or absent) for a client tool.
     """
@@ -1174,7 +1176,7 @@ class MessagesTool(BaseModel):
         str, Field(max_length=128, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
     ]
     description: str | None = None
-    input_schema: dict[str, Any] | None = None
+    input_schema: dict[str, Any]
     """
     JSON Schema of the tool's `input` object; enforced when the tool is forced.
     """
@@ -1183,6 +1185,21 @@ class MessagesTool(BaseModel):
     Kept out of the prompt until a `tool_reference` block names the tool.
     """
     cache_control: MessagesCacheControl | None = None
+
+
+class MessagesServerTool(BaseModel):
+    """
+    An Anthropic server tool (web search, code execution, ...): accepted, left out of the
+    prompt (this server runs no server tools) and reported in `X-AFM-Warnings`; its other
+    fields are accepted and ignored.
+
+    """
+
+    type: str
+    """
+    The server tool's versioned type, such as `web_search_20250305`.
+    """
+    name: str
 
 
 class MessagesToolChoiceAuto(BaseModel):
@@ -1225,7 +1242,7 @@ class MessagesToolChoiceNone(BaseModel):
     disable_parallel_tool_use: bool | None = None
 
 
-class Type4(StrEnum):
+class Type5(StrEnum):
     ENABLED = 'enabled'
     DISABLED = 'disabled'
     ADAPTIVE = 'adaptive'
@@ -1246,7 +1263,7 @@ class MessagesThinkingConfig(BaseModel):
 
     """
 
-    type: Type4
+    type: Type5
     budget_tokens: Annotated[int | None, Field(ge=1)] = None
     display: Display | None = None
 
@@ -1473,38 +1490,53 @@ class Truncation(RootModel[TruncationEnum | None]):
     """
 
 
-class Role2(StrEnum):
+class Role1(StrEnum):
     USER = 'user'
     ASSISTANT = 'assistant'
     SYSTEM = 'system'
     DEVELOPER = 'developer'
 
 
-class ResponseContentPart(BaseModel):
+class ResponseFunctionCallInputItem(BaseModel):
     """
-    A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
+    An earlier function call, sent back with its output.
+    """
+
+    type: Literal['function_call']
+    id: str | None = None
+    status: str | None = None
+    call_id: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(min_length=1)]
+    namespace: str | None = None
+    arguments: str | None = None
+
+
+class Type6(StrEnum):
+    INPUT_TEXT = 'input_text'
+    OUTPUT_TEXT = 'output_text'
+    TEXT = 'text'
+    REASONING_TEXT = 'reasoning_text'
+    SUMMARY_TEXT = 'summary_text'
+
+
+class ResponseTextContentPart(BaseModel):
+    type: Type6
+    text: str
+
+
+class ResponseOtherContentPart(BaseModel):
+    """
+    A part that is not text (`input_image`, `input_file`, ...).
     """
 
     type: str
-    text: str | None = None
 
 
-class ResponseTool(BaseModel):
-    """
-    A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
-    `description`, `tools`: function tools). Other types are left out of the prompt and
-    reported in `X-AFM-Warnings`.
-
-    """
-
-    type: str
+class ResponseFunctionTool(BaseModel):
+    type: Literal['function']
     name: Annotated[
-        str | None, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
-    ] = None
-    tools: list[dict[str, Any]] | None = None
-    """
-    A namespace's function tools.
-    """
+        str, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
+    ]
     description: str | None = None
     parameters: dict[str, Any] | None = None
     """
@@ -1516,9 +1548,47 @@ class ResponseTool(BaseModel):
     """
 
 
+class Type7Enum(StrEnum):
+    FUNCTION = 'function'
+
+
+class Type7(RootModel[Type7Enum | None]):
+    root: Type7Enum | None = None
+
+
+class ResponseNamespaceFunction(BaseModel):
+    type: Type7 | None = None
+    name: Annotated[str, Field(min_length=1)]
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    """
+    JSON Schema of the arguments object.
+    """
+    strict: bool | None = None
+
+
+class ResponseNamespaceOtherTool(BaseModel):
+    """
+    Not a function; left out of the prompt and reported in `X-AFM-Warnings`.
+    """
+
+    type: Annotated[str, Field(min_length=1)]
+
+
+class ResponseHostedTool(BaseModel):
+    """
+    A hosted tool (`web_search`, `file_search`, `code_interpreter`, `mcp`, ...); its other fields are accepted.
+    """
+
+    type: str
+
+
 class ResponseToolChoice1Enum(StrEnum):
     """
-    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+    among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+    (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+
     """
 
     NONE = 'none'
@@ -1529,13 +1599,32 @@ class ResponseToolChoice1Enum(StrEnum):
 class ResponseToolChoice1(RootModel[ResponseToolChoice1Enum | None]):
     root: ResponseToolChoice1Enum | None = None
     """
-    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+    among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+    (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+
     """
 
 
-class ResponseNamedToolChoice(BaseModel):
+class ResponseFunctionToolChoice(BaseModel):
+    """
+    The model must call the function `name` (one of `tools`).
+    """
+
+    type: Literal['function']
+    name: str
+    namespace: str | None = None
+    """
+    The namespace tool whose function `name` is.
+    """
+
+
+class ResponseHostedToolChoice(BaseModel):
+    """
+    A hosted tool (`web_search`, `file_search`, `mcp`, `allowed_tools`, ...).
+    """
+
     type: str
-    name: str | None = None
 
 
 class ResponseTextFormatText(BaseModel):
@@ -1690,32 +1779,14 @@ class DeletedResponse(BaseModel):
     deleted: bool
 
 
-class Type5(StrEnum):
+class Type8(StrEnum):
     MESSAGE = 'message'
     FUNCTION_CALL = 'function_call'
     FUNCTION_CALL_OUTPUT = 'function_call_output'
     REASONING = 'reasoning'
 
 
-class ResponseStoredInputItem(BaseModel):
-    """
-    An input item as stored, with an id (`msg_...`, `fc_...`, `fco_...`, `rs_...`).
-    """
-
-    id: str
-    type: Type5
-    status: str | None = None
-    role: Role2 | None = None
-    content: list[ResponseContentPart] | None = None
-    call_id: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    arguments: str | None = None
-    output: str | None = None
-    summary: list[ResponseContentPart] | None = None
-
-
-class Type6(StrEnum):
+class Type9(StrEnum):
     RESPONSE_CREATED = 'response.created'
     RESPONSE_IN_PROGRESS = 'response.in_progress'
     RESPONSE_COMPLETED = 'response.completed'
@@ -1724,12 +1795,12 @@ class Type6(StrEnum):
     RESPONSE_QUEUED = 'response.queued'
 
 
-class Type7(StrEnum):
+class Type10(StrEnum):
     RESPONSE_OUTPUT_ITEM_ADDED = 'response.output_item.added'
     RESPONSE_OUTPUT_ITEM_DONE = 'response.output_item.done'
 
 
-class Type8(StrEnum):
+class Type11(StrEnum):
     RESPONSE_CONTENT_PART_ADDED = 'response.content_part.added'
     RESPONSE_CONTENT_PART_DONE = 'response.content_part.done'
     RESPONSE_REASONING_PART_ADDED = 'response.reasoning_part.added'
@@ -1737,7 +1808,7 @@ class Type8(StrEnum):
 
 
 class ResponseContentPartEvent(BaseModel):
-    type: Type8
+    type: Type11
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1745,13 +1816,13 @@ class ResponseContentPartEvent(BaseModel):
     part: ResponseOutputText | ResponseReasoningText
 
 
-class Type9(StrEnum):
+class Type12(StrEnum):
     RESPONSE_OUTPUT_TEXT_DELTA = 'response.output_text.delta'
     RESPONSE_REASONING_TEXT_DELTA = 'response.reasoning_text.delta'
 
 
 class ResponseTextDeltaEvent(BaseModel):
-    type: Type9
+    type: Type12
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1760,13 +1831,13 @@ class ResponseTextDeltaEvent(BaseModel):
     logprobs: Annotated[list[dict[str, Any]] | None, Field(max_length=0)] = None
 
 
-class Type10(StrEnum):
+class Type13(StrEnum):
     RESPONSE_OUTPUT_TEXT_DONE = 'response.output_text.done'
     RESPONSE_REASONING_TEXT_DONE = 'response.reasoning_text.done'
 
 
 class ResponseTextDoneEvent(BaseModel):
-    type: Type10
+    type: Type13
     sequence_number: Annotated[int, Field(ge=0)]
     item_id: str
     output_index: Annotated[int, Field(ge=0)]
@@ -1962,6 +2033,36 @@ class MessagesSystem(RootModel[str | list[MessagesTextBlockParam]]):
     """
 
 
+class MessagesAssistantBlockParam(
+    RootModel[
+        MessagesTextBlockParam
+        | MessagesToolUseBlockParam
+        | MessagesThinkingBlockParam
+        | MessagesRedactedThinkingBlockParam
+        | MessagesUnsupportedBlockParam
+    ]
+):
+    root: (
+        MessagesTextBlockParam
+        | MessagesToolUseBlockParam
+        | MessagesThinkingBlockParam
+        | MessagesRedactedThinkingBlockParam
+        | MessagesUnsupportedBlockParam
+    )
+    """
+    A block of an `assistant` turn, told apart by `type`.
+    """
+
+
+class MessagesSystemBlockParam(
+    RootModel[MessagesTextBlockParam | MessagesUnsupportedBlockParam]
+):
+    root: MessagesTextBlockParam | MessagesUnsupportedBlockParam
+    """
+    A block of a `system` turn, told apart by `type`.
+    """
+
+
 class MessagesToolResultBlockParam(BaseModel):
     """
     The result of a tool call, in a `user` turn.
@@ -1986,6 +2087,16 @@ class MessagesToolResultBlockParam(BaseModel):
     The tool failed; the result is rendered marked as an error.
     """
     cache_control: MessagesCacheControl | None = None
+
+
+class MessagesTool(RootModel[MessagesClientTool | MessagesServerTool]):
+    root: MessagesClientTool | MessagesServerTool
+    """
+    A client tool (`type` absent, null or `custom`), which needs `input_schema`, or an
+    Anthropic server tool (any other `type`, such as `web_search_20250305`); server tools
+    are left out of the prompt and reported in `X-AFM-Warnings`.
+
+    """
 
 
 class MessagesToolChoice(
@@ -2050,34 +2161,38 @@ class MessagesBlockDelta(
     )
 
 
-class ResponseInputItem(BaseModel):
+class ResponseContentPart(
+    RootModel[ResponseTextContentPart | ResponseOtherContentPart]
+):
+    root: ResponseTextContentPart | ResponseOtherContentPart
     """
-    An input item: `message` (the default when `role` is given; `content` a string or
-    `input_text` / `output_text` parts; roles user, assistant, system, developer),
-    `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
-    function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
-    `summary` text, or `encrypted_content` this server sealed). Other types get 400.
+    A content part: a text part (`input_text`, `output_text`, `text`, `reasoning_text` or
+    `summary_text`) needs `text`; other part types (images, files) get 400 with a text-only
+    model.
 
     """
 
-    type: str | None = None
-    id: str | None = None
-    status: str | None = None
-    role: Role2 | None = None
-    content: str | list[ResponseContentPart] | None = None
-    call_id: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    arguments: str | None = None
-    output: str | list[ResponseContentPart] | None = None
-    summary: list[ResponseContentPart] | None = None
-    encrypted_content: str | None = None
 
-
-class ResponseToolChoice(RootModel[ResponseToolChoice1 | ResponseNamedToolChoice]):
-    root: ResponseToolChoice1 | ResponseNamedToolChoice
+class ResponseNamespaceMember(
+    RootModel[ResponseNamespaceFunction | ResponseNamespaceOtherTool]
+):
+    root: ResponseNamespaceFunction | ResponseNamespaceOtherTool
     """
-    `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+    A namespace's tool, a function (`type` absent, null or `function`; `name` required) or another type.
+    """
+
+
+class ResponseToolChoice(
+    RootModel[
+        ResponseToolChoice1 | ResponseFunctionToolChoice | ResponseHostedToolChoice
+    ]
+):
+    root: ResponseToolChoice1 | ResponseFunctionToolChoice | ResponseHostedToolChoice
+    """
+    `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+    among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+    (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+
     """
 
 
@@ -2131,12 +2246,22 @@ class ResponseReasoningItem(BaseModel):
     """
 
 
-class ResponseInputItemList(BaseModel):
-    object: Literal['list']
-    data: list[ResponseStoredInputItem]
-    first_id: str | None = None
-    last_id: str | None = None
-    has_more: bool
+class ResponseStoredInputItem(BaseModel):
+    """
+    An input item as stored, with an id (`msg_...`, `fc_...`, `fco_...`, `rs_...`).
+    """
+
+    id: str
+    type: Type8
+    status: str | None = None
+    role: Role1 | None = None
+    content: list[ResponseContentPart] | None = None
+    call_id: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    arguments: str | None = None
+    output: str | None = None
+    summary: list[ResponseContentPart] | None = None
 
 
 class Sharding(BaseModel):
@@ -2342,26 +2467,36 @@ class BatchList(BaseModel):
     has_more: bool
 
 
-class MessagesContentBlockParam(
+class MessagesAssistantMessageParam(BaseModel):
+    role: Literal['assistant']
+    content: str | list[MessagesAssistantBlockParam]
+    """
+    Text, or content blocks.
+    """
+
+
+class MessagesSystemMessageParam(BaseModel):
+    role: Literal['system']
+    content: str | list[MessagesSystemBlockParam]
+    """
+    Text, or text blocks.
+    """
+
+
+class MessagesUserBlockParam(
     RootModel[
         MessagesTextBlockParam
-        | MessagesToolUseBlockParam
         | MessagesToolResultBlockParam
-        | MessagesThinkingBlockParam
-        | MessagesRedactedThinkingBlockParam
         | MessagesUnsupportedBlockParam
     ]
 ):
     root: (
         MessagesTextBlockParam
-        | MessagesToolUseBlockParam
         | MessagesToolResultBlockParam
-        | MessagesThinkingBlockParam
-        | MessagesRedactedThinkingBlockParam
         | MessagesUnsupportedBlockParam
     )
     """
-    A request content block, told apart by `type`.
+    A block of a `user` turn, told apart by `type`.
     """
 
 
@@ -2399,12 +2534,56 @@ class MessagesContentBlockDeltaEvent(BaseModel):
     delta: MessagesBlockDelta
 
 
-class Input5(RootModel[list[ResponseInputItem]]):
-    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+class ResponseInputMessageItem(BaseModel):
     """
-    A user message as a string, or a list of input items; neither may be empty.
-    Without `previous_response_id` it is required.
+    A message; `type` may be left out (the OpenAI SDK and Codex send `{role, content}`).
+    """
 
+    type: Literal['message'] | None = None
+    id: str | None = None
+    status: str | None = None
+    role: Role1
+    content: str | list[ResponseContentPart] | None = None
+
+
+class ResponseFunctionCallOutputInputItem(BaseModel):
+    """
+    The output of the function call `call_id`.
+    """
+
+    type: Literal['function_call_output']
+    id: str | None = None
+    status: str | None = None
+    call_id: Annotated[str, Field(min_length=1)]
+    output: str | list[ResponseContentPart] | None = None
+
+
+class ResponseReasoningInputItem(BaseModel):
+    """
+    Earlier reasoning, as text or as `encrypted_content` this server sealed.
+    """
+
+    type: Literal['reasoning']
+    id: str | None = None
+    status: str | None = None
+    content: str | list[ResponseContentPart] | None = None
+    summary: list[ResponseContentPart] | None = None
+    encrypted_content: str | None = None
+
+
+class ResponseNamespaceTool(BaseModel):
+    """
+    A named group of function tools; each is offered as `<namespace>.<name>`.
+    """
+
+    type: Literal['namespace']
+    name: Annotated[
+        str, Field(max_length=64, min_length=1, pattern='^[A-Za-z0-9_.-]+$')
+    ]
+    description: str | None = None
+    tools: list[ResponseNamespaceMember] | None = None
+    """
+    The namespace's function tools (other types are left out and reported).
     """
 
 
@@ -2422,8 +2601,16 @@ class ResponseOutputItem(
     """
 
 
+class ResponseInputItemList(BaseModel):
+    object: Literal['list']
+    data: list[ResponseStoredInputItem]
+    first_id: str | None = None
+    last_id: str | None = None
+    has_more: bool
+
+
 class ResponseOutputItemEvent(BaseModel):
-    type: Type7
+    type: Type10
     sequence_number: Annotated[int, Field(ge=0)]
     output_index: Annotated[int, Field(ge=0)]
     item: ResponseOutputItem
@@ -2526,12 +2713,9 @@ class CompletionChunk(BaseModel):
     error: ErrorDetail | None = None
 
 
-class MessagesMessageParam(BaseModel):
-    role: Role1
-    """
-    `system` turns (Claude Code sends them) are rendered as system turns.
-    """
-    content: str | list[MessagesContentBlockParam]
+class MessagesUserMessageParam(BaseModel):
+    role: Literal['user']
+    content: str | list[MessagesUserBlockParam]
     """
     Text, or content blocks.
     """
@@ -2561,6 +2745,173 @@ class MessagesStreamEvent(
     )
     """
     One event of a Messages stream, told apart by `type` (also its SSE event name).
+    """
+
+
+class ResponseInputItem(
+    RootModel[
+        ResponseInputMessageItem
+        | ResponseFunctionCallInputItem
+        | ResponseFunctionCallOutputInputItem
+        | ResponseReasoningInputItem
+    ]
+):
+    root: (
+        ResponseInputMessageItem
+        | ResponseFunctionCallInputItem
+        | ResponseFunctionCallOutputInputItem
+        | ResponseReasoningInputItem
+    )
+    """
+    An input item, by `type`: `message` (the default when `type` is absent; `role`, and
+    `content` a string or `input_text` / `output_text` parts), `function_call` (`call_id`,
+    `name`, `arguments`, and `namespace` for a namespace tool's function),
+    `function_call_output` (`call_id`, `output`) or `reasoning` (`content` / `summary` text,
+    or `encrypted_content` this server sealed). Other item types are not accepted.
+
+    """
+
+
+class ResponseTool(
+    RootModel[ResponseFunctionTool | ResponseNamespaceTool | ResponseHostedTool]
+):
+    root: ResponseFunctionTool | ResponseNamespaceTool | ResponseHostedTool
+    """
+    By `type`: a `function` tool (`name`, `parameters`, `strict`), a `namespace` (`name`,
+    `description`, `tools`: function tools), or another (hosted) tool type, which is left
+    out of the prompt and reported in `X-AFM-Warnings`.
+
+    """
+
+
+class ResponseObject(BaseModel):
+    id: str
+    """
+    `resp_...`
+    """
+    object: Literal['response']
+    created_at: int
+    completed_at: int | None = None
+    status: Status2
+    background: bool | None = None
+    error: ResponseError | None = None
+    incomplete_details: ResponseIncompleteDetails | None = None
+    instructions: str | None = None
+    max_output_tokens: int | None = None
+    model: str
+    """
+    The model that actually ran.
+    """
+    output: list[ResponseOutputItem]
+    parallel_tool_calls: bool | None = None
+    previous_response_id: str | None = None
+    reasoning: Reasoning | None = None
+    store: bool | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    text: Text | None = None
+    tool_choice: ToolChoice2 | ResponseFunctionToolChoice | None = None
+    tools: list[ResponseTool] | None = None
+    truncation: Truncation1 | None = None
+    usage: ResponseUsage | None = None
+    user: str | None = None
+    metadata: dict[str, str] | None = None
+
+
+class ResponseLifecycleEvent(BaseModel):
+    type: Type9
+    sequence_number: Annotated[int, Field(ge=0)]
+    response: ResponseObject
+
+
+class ChatMessage(
+    RootModel[SystemMessage | UserMessage | AssistantInputMessage | ToolMessage]
+):
+    root: Annotated[
+        SystemMessage | UserMessage | AssistantInputMessage | ToolMessage,
+        Field(discriminator='role'),
+    ]
+    """
+    A message, by `role`: `system` and `developer` (treated as `system`), `user` and `tool`
+    need `content`; an `assistant` message needs `content` or `tool_calls`.
+
+    """
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    """
+    `chatcmpl-...`
+    """
+    object: Literal['chat.completion']
+    created: int
+    model: str
+    """
+    The model that actually ran.
+    """
+    system_fingerprint: str | None = None
+    """
+    `afm_mlx__` + the model id with `/` replaced by `__`.
+    """
+    choices: list[ChatChoice]
+    usage: Usage
+    timings: Timings | None = None
+    afm_profile: AfmProfile | None = None
+
+
+class TokenizeMessagesRequest(BaseModel):
+    """
+    Chat messages; the chat template is rendered first.
+    """
+
+    model: str | None = None
+    messages: Annotated[list[ChatMessage], Field(min_length=1)]
+    tools: list[Tool] | None = None
+    add_generation_prompt: bool = True
+    """
+    End with the assistant prompt.
+    """
+    chat_template_kwargs: dict[str, Any] | None = None
+
+
+class CountTokensRequest(BaseModel):
+    model: str | None = None
+    system: str | list[SystemItem] | None = None
+    """
+    Anthropic-style system prompt, rendered as a leading system message.
+    """
+    messages: Annotated[list[ChatMessage], Field(min_length=1)]
+    tools: list[Tool] | None = None
+
+
+class MessagesMessageParam(
+    RootModel[
+        MessagesUserMessageParam
+        | MessagesAssistantMessageParam
+        | MessagesSystemMessageParam
+    ]
+):
+    root: Annotated[
+        MessagesUserMessageParam
+        | MessagesAssistantMessageParam
+        | MessagesSystemMessageParam,
+        Field(discriminator='role'),
+    ]
+    """
+    A turn, by `role`, with text or the blocks that role may hold: `user` text,
+    `tool_result`; `assistant` text, `tool_use`, `thinking`, `redacted_thinking`; `system`
+    (Claude Code sends such turns; rendered as system turns) text. Block types this server
+    cannot take with a text-only model (images, documents, server-tool blocks) get 400.
+
+    """
+
+
+class Input5(RootModel[list[ResponseInputItem]]):
+    root: Annotated[list[ResponseInputItem], Field(min_length=1)]
+    """
+    A user message as a string, or a list of input items; neither may be empty.
+    Without `previous_response_id` it is required.
+
     """
 
 
@@ -2645,170 +2996,6 @@ class CreateResponseRequest(BaseModel):
     """
     Accepted and ignored (Codex sends its turn metadata here).
     """
-
-
-class ResponseObject(BaseModel):
-    id: str
-    """
-    `resp_...`
-    """
-    object: Literal['response']
-    created_at: int
-    completed_at: int | None = None
-    status: Status2
-    background: bool | None = None
-    error: ResponseError | None = None
-    incomplete_details: ResponseIncompleteDetails | None = None
-    instructions: str | None = None
-    max_output_tokens: int | None = None
-    model: str
-    """
-    The model that actually ran.
-    """
-    output: list[ResponseOutputItem]
-    parallel_tool_calls: bool | None = None
-    previous_response_id: str | None = None
-    reasoning: Reasoning | None = None
-    store: bool | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    text: Text | None = None
-    tool_choice: ToolChoice2 | ResponseNamedToolChoice | None = None
-    tools: list[ResponseTool] | None = None
-    truncation: Truncation1 | None = None
-    usage: ResponseUsage | None = None
-    user: str | None = None
-    metadata: dict[str, str] | None = None
-
-
-class ResponseLifecycleEvent(BaseModel):
-    type: Type6
-    sequence_number: Annotated[int, Field(ge=0)]
-    response: ResponseObject
-
-
-class ChatMessage(
-    RootModel[SystemMessage | UserMessage | AssistantInputMessage | ToolMessage]
-):
-    root: Annotated[
-        SystemMessage | UserMessage | AssistantInputMessage | ToolMessage,
-        Field(discriminator='role'),
-    ]
-    """
-    A message, by `role`: `system` and `developer` (treated as `system`), `user` and `tool`
-    need `content`; an `assistant` message needs `content` or `tool_calls`.
-
-    """
-
-
-class ChatCompletion(BaseModel):
-    id: str
-    """
-    `chatcmpl-...`
-    """
-    object: Literal['chat.completion']
-    created: int
-    model: str
-    """
-    The model that actually ran.
-    """
-    system_fingerprint: str | None = None
-    """
-    `afm_mlx__` + the model id with `/` replaced by `__`.
-    """
-    choices: list[ChatChoice]
-    usage: Usage
-    timings: Timings | None = None
-    afm_profile: AfmProfile | None = None
-
-
-class TokenizeMessagesRequest(BaseModel):
-    """
-    Chat messages; the chat template is rendered first.
-    """
-
-    model: str | None = None
-    messages: Annotated[list[ChatMessage], Field(min_length=1)]
-    tools: list[Tool] | None = None
-    add_generation_prompt: bool = True
-    """
-    End with the assistant prompt.
-    """
-    chat_template_kwargs: dict[str, Any] | None = None
-
-
-class CountTokensRequest(BaseModel):
-    model: str | None = None
-    system: str | list[SystemItem] | None = None
-    """
-    Anthropic-style system prompt, rendered as a leading system message.
-    """
-    messages: Annotated[list[ChatMessage], Field(min_length=1)]
-    tools: list[Tool] | None = None
-
-
-class MessagesRequest(BaseModel):
-    """
-    An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
-    accepted and ignored.
-
-    """
-
-    model: str
-    """
-    Requested model id; resolves as for chat completions.
-    """
-    max_tokens: Annotated[int, Field(ge=1)]
-    """
-    Output-token limit (required, as Anthropic requires), capped by the context window.
-    """
-    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
-    """
-    Alternating `user` / `assistant` turns.
-    """
-    system: MessagesSystem | None = None
-    stop_sequences: list[str] | None = None
-    """
-    Custom stop strings; the matched one is reported as `stop_sequence`.
-    """
-    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
-    """
-    Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
-    """
-    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    top_k: Annotated[int | None, Field(ge=0)] = None
-    """
-    Sample among the k most likely tokens (0 = off).
-    """
-    tools: list[MessagesTool] | None = None
-    tool_choice: MessagesToolChoice | None = None
-    thinking: MessagesThinkingConfig | None = None
-    output_config: MessagesOutputConfig | None = None
-    context_management: MessagesContextManagement | None = None
-    metadata: MessagesMetadata | None = None
-    stream: bool | None = None
-    """
-    Stream named SSE events instead of one message.
-    """
-    seed: int | None = None
-    """
-    AFM extension. Seed for sampling; the same seed gives the same message, streamed or not.
-    """
-
-
-class MessagesCountTokensRequest(BaseModel):
-    """
-    The prompt-shaping fields of a Messages request.
-    """
-
-    model: str
-    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
-    system: MessagesSystem | None = None
-    tools: list[MessagesTool] | None = None
-    tool_choice: MessagesToolChoice | None = None
-    thinking: MessagesThinkingConfig | None = None
-    output_config: MessagesOutputConfig | None = None
-    context_management: MessagesContextManagement | None = None
 
 
 class ResponseStreamEvent(
@@ -2962,6 +3149,70 @@ class TokenizeRequest(
 class BatchCompletionItem(BaseModel):
     custom_id: Annotated[str, Field(min_length=1)]
     body: ChatCompletionRequest
+
+
+class MessagesRequest(BaseModel):
+    """
+    An Anthropic Messages request. Unknown fields (`service_tier`, `container`, ...) are
+    accepted and ignored.
+
+    """
+
+    model: str
+    """
+    Requested model id; resolves as for chat completions.
+    """
+    max_tokens: Annotated[int, Field(ge=1)]
+    """
+    Output-token limit (required, as Anthropic requires), capped by the context window.
+    """
+    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
+    """
+    Alternating `user` / `assistant` turns.
+    """
+    system: MessagesSystem | None = None
+    stop_sequences: list[str] | None = None
+    """
+    Custom stop strings; the matched one is reported as `stop_sequence`.
+    """
+    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
+    """
+    Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
+    """
+    top_p: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+    top_k: Annotated[int | None, Field(ge=0)] = None
+    """
+    Sample among the k most likely tokens (0 = off).
+    """
+    tools: list[MessagesTool] | None = None
+    tool_choice: MessagesToolChoice | None = None
+    thinking: MessagesThinkingConfig | None = None
+    output_config: MessagesOutputConfig | None = None
+    context_management: MessagesContextManagement | None = None
+    metadata: MessagesMetadata | None = None
+    stream: bool | None = None
+    """
+    Stream named SSE events instead of one message.
+    """
+    seed: int | None = None
+    """
+    AFM extension. Seed for sampling; the same seed gives the same message, streamed or not.
+    """
+
+
+class MessagesCountTokensRequest(BaseModel):
+    """
+    The prompt-shaping fields of a Messages request.
+    """
+
+    model: str
+    messages: Annotated[list[MessagesMessageParam], Field(min_length=1)]
+    system: MessagesSystem | None = None
+    tools: list[MessagesTool] | None = None
+    tool_choice: MessagesToolChoice | None = None
+    thinking: MessagesThinkingConfig | None = None
+    output_config: MessagesOutputConfig | None = None
+    context_management: MessagesContextManagement | None = None
 
 
 class BatchCompletionsRequest(BaseModel):

@@ -27,7 +27,7 @@ from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
 from serving.sampling import SamplingFields
 from serving.sealed import seal, unseal
 from serving.toolspec import function_tool, named_choice
-from serving.values import plain
+from serving.values import plain, unwrap
 
 if TYPE_CHECKING:
     from serving.model_context import ModelContext
@@ -162,6 +162,7 @@ def template_messages(system: Any, messages: list[Any],
     prompt = system_prompt(system)
     if prompt:
         out.append({"role": "system", "content": prompt})
+    messages = [unwrap(m) for m in messages]  # the contract's oneOf by role
     assistants = sum(plain(m.role) == "assistant" for m in messages)
     seen = 0
     for i, message in enumerate(messages):
@@ -203,6 +204,7 @@ def function_tools(tools: list[Any] | None,
     ctx = ctx or _Context()
     out = []
     for k, tool in enumerate(tools or []):
+        tool = unwrap(tool)  # the contract's oneOf: client tool / server tool
         kind = plain(tool.type)
         if kind not in (None, "custom"):
             ctx.warnings.append(f"tools[{k}] ({kind}) left out: an Anthropic server tool, "
@@ -210,9 +212,6 @@ def function_tools(tools: list[Any] | None,
             continue
         if tool.defer_loading and tool.name not in ctx.referenced:
             continue
-        if tool.input_schema is None:
-            raise InvalidRequest(f"tools[{k}] ({tool.name}) needs an input_schema",
-                                 param=f"tools[{k}].input_schema")
         out.append(function_tool(tool.name, plain(tool.input_schema), tool.description))
     return out or None
 

@@ -213,9 +213,10 @@ def _response_format(state: ModelContext, spec: ChatSpec) -> dict[str, Any] | No
 
 
 def warnings_header(warnings: list[str]) -> str:
-    """The warnings as one header value (ASCII, one line)."""
+    """The warnings as one header value (printable ASCII, one line: a client's control
+    characters, echoed in a warning, would make the header invalid)."""
     text = "; ".join(" ".join(w.split()) for w in warnings)
-    return text.encode("ascii", "replace").decode()
+    return "".join(c if " " <= c <= "~" else "?" for c in text)
 
 
 async def prepare(state: ModelContext, spec: ChatSpec, request_id: str,

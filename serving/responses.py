@@ -72,6 +72,7 @@ def tools(req: CreateResponseRequest, warnings: list[str]
     out: list[dict[str, Any]] = []
     names: dict[str, tuple[str, str]] = {}
     for i, tool in enumerate(req.tools or []):
+        tool = unwrap(tool)  # the contract's oneOf by type
         kind = tool.type
         if kind == "function":
             if not tool.name:
@@ -82,7 +83,7 @@ def tools(req: CreateResponseRequest, warnings: list[str]
             if not tool.name:
                 raise InvalidRequest(f"tools[{i}] (namespace) needs a 'name'",
                                      param=f"tools[{i}].name")
-            for j, inner in enumerate(tool.tools or []):
+            for j, inner in enumerate(plain(tool.tools) or []):
                 where = f"tools[{i}].tools[{j}]"
                 inner_kind = inner.get("type") or "function"
                 if inner_kind != "function":

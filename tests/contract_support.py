@@ -148,8 +148,7 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
     ("ST202", r"dimensions may be at most \d+", "model: the embedding model's dimensions"),
     ("ST202", r"leaves no room in the model's \d+-token context", "model: its context window"),
     ("ST202", r"is an '[^']*' part, but the loaded model takes text only",
-     "model: a text-only model takes text parts only (the Responses input part types are not "
-     "yet an enum in the contract)"),
+     "model: a text-only model takes text parts only"),
     ("ST202", r"The chat template rejected these messages", "model: its chat template's rules"),
     ("ST202", r"Cannot enforce this request's structure",
      "model/grammar engine: schemas the grammar engine cannot compile"),
@@ -193,18 +192,6 @@ MODEL_STATE_RULES: tuple[tuple[str, str, str], ...] = (
      "two fields: one of input and previous_response_id is required (a union of object types)"),
     ("ST202", r"input needs a message or call, not only reasoning items",
      "values across items: draft 4 has no `contains` to require one non-reasoning item"),
-    # Responses API rules JSON Schema could state but the contract does not yet (open work):
-    ("ST202", r"which is not supported here; use message, function_call",
-     "not yet in the contract: input item types as a oneOf by type"),
-    ("ST202", r"\((message|function_call|function_call_output|function|\w+_text)\) needs ",
-     "not yet in the contract: required fields per input item / tool type"),
-    ("ST202", r"tool_choice type '[^']*' is not supported",
-     "not yet in the contract: tool_choice as a oneOf by type"),
-    # Messages API rules JSON Schema could state but the contract does not yet (open work):
-    ("ST202", r"a '\w+' block cannot be in a \w+ turn",
-     "not yet in the contract: block types per role (a oneOf by role, as chat messages have)"),
-    ("ST202", r"needs an input_schema",
-     "not yet in the contract: client tools require input_schema"),
 )
 
 

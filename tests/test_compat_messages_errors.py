@@ -101,8 +101,9 @@ def test_server_tools_and_tool_rules(server: LiveServer) -> None:
                            "invalid_request_error")
     misplaced = {**GOOD, "messages": [{"role": "user", "content": [
         {"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]}
-    assert "user turn" in assert_anthropic_error(post(server, misplaced), 400,
-                                                 "invalid_request_error")
+    # the contract's blocks per role refuse it, naming the block
+    assert "'messages.0.content.0'" in assert_anthropic_error(post(server, misplaced), 400,
+                                                              "invalid_request_error")
 
 
 @pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])

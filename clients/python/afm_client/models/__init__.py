@@ -112,9 +112,16 @@ from .json_schema_format import JsonSchemaFormat
 from .json_schema_format_schema import JsonSchemaFormatSchema
 from .list_files_order import ListFilesOrder
 from .list_response_input_items_order import ListResponseInputItemsOrder
+from .messages_assistant_message_param import MessagesAssistantMessageParam
+from .messages_assistant_message_param_role import MessagesAssistantMessageParamRole
 from .messages_cache_control_type_0 import MessagesCacheControlType0
 from .messages_cache_control_type_0_ttl import MessagesCacheControlType0Ttl
 from .messages_cache_control_type_0_type import MessagesCacheControlType0Type
+from .messages_client_tool import MessagesClientTool
+from .messages_client_tool_input_schema import MessagesClientToolInputSchema
+from .messages_client_tool_type_type_1 import MessagesClientToolTypeType1
+from .messages_client_tool_type_type_2_type_1 import MessagesClientToolTypeType2Type1
+from .messages_client_tool_type_type_3_type_1 import MessagesClientToolTypeType3Type1
 from .messages_content_block_delta_event import MessagesContentBlockDeltaEvent
 from .messages_content_block_delta_event_type import MessagesContentBlockDeltaEventType
 from .messages_content_block_start_event import MessagesContentBlockStartEvent
@@ -137,8 +144,6 @@ from .messages_message_delta_event import MessagesMessageDeltaEvent
 from .messages_message_delta_event_delta import MessagesMessageDeltaEventDelta
 from .messages_message_delta_event_delta_stop_reason import MessagesMessageDeltaEventDeltaStopReason
 from .messages_message_delta_event_type import MessagesMessageDeltaEventType
-from .messages_message_param import MessagesMessageParam
-from .messages_message_param_role import MessagesMessageParamRole
 from .messages_message_role import MessagesMessageRole
 from .messages_message_start_event import MessagesMessageStartEvent
 from .messages_message_start_event_type import MessagesMessageStartEventType
@@ -158,9 +163,12 @@ from .messages_ping_event_type import MessagesPingEventType
 from .messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam
 from .messages_redacted_thinking_block_param_type import MessagesRedactedThinkingBlockParamType
 from .messages_request import MessagesRequest
+from .messages_server_tool import MessagesServerTool
 from .messages_signature_delta import MessagesSignatureDelta
 from .messages_signature_delta_type import MessagesSignatureDeltaType
 from .messages_sse_event import MessagesSSEEvent
+from .messages_system_message_param import MessagesSystemMessageParam
+from .messages_system_message_param_role import MessagesSystemMessageParamRole
 from .messages_text_block import MessagesTextBlock
 from .messages_text_block_param import MessagesTextBlockParam
 from .messages_text_block_param_type import MessagesTextBlockParamType
@@ -176,7 +184,6 @@ from .messages_thinking_config_display import MessagesThinkingConfigDisplay
 from .messages_thinking_config_type import MessagesThinkingConfigType
 from .messages_thinking_delta import MessagesThinkingDelta
 from .messages_thinking_delta_type import MessagesThinkingDeltaType
-from .messages_tool import MessagesTool
 from .messages_tool_choice_any import MessagesToolChoiceAny
 from .messages_tool_choice_any_type import MessagesToolChoiceAnyType
 from .messages_tool_choice_auto import MessagesToolChoiceAuto
@@ -185,7 +192,6 @@ from .messages_tool_choice_none import MessagesToolChoiceNone
 from .messages_tool_choice_none_type import MessagesToolChoiceNoneType
 from .messages_tool_choice_tool import MessagesToolChoiceTool
 from .messages_tool_choice_tool_type import MessagesToolChoiceToolType
-from .messages_tool_input_schema import MessagesToolInputSchema
 from .messages_tool_reference_block_param import MessagesToolReferenceBlockParam
 from .messages_tool_reference_block_param_type import MessagesToolReferenceBlockParamType
 from .messages_tool_result_block_param import MessagesToolResultBlockParam
@@ -199,6 +205,8 @@ from .messages_tool_use_block_type import MessagesToolUseBlockType
 from .messages_unsupported_block_param import MessagesUnsupportedBlockParam
 from .messages_unsupported_block_param_type import MessagesUnsupportedBlockParamType
 from .messages_usage import MessagesUsage
+from .messages_user_message_param import MessagesUserMessageParam
+from .messages_user_message_param_role import MessagesUserMessageParamRole
 from .model import Model
 from .model_capabilities_type_0 import ModelCapabilitiesType0
 from .model_list import ModelList
@@ -217,7 +225,6 @@ from .response_arguments_delta_event import ResponseArgumentsDeltaEvent
 from .response_arguments_delta_event_type import ResponseArgumentsDeltaEventType
 from .response_arguments_done_event import ResponseArgumentsDoneEvent
 from .response_arguments_done_event_type import ResponseArgumentsDoneEventType
-from .response_content_part import ResponseContentPart
 from .response_content_part_event import ResponseContentPartEvent
 from .response_content_part_event_type import ResponseContentPartEventType
 from .response_error_event import ResponseErrorEvent
@@ -230,18 +237,37 @@ from .response_format_json_schema_type import ResponseFormatJsonSchemaType
 from .response_format_text import ResponseFormatText
 from .response_format_text_type import ResponseFormatTextType
 from .response_function_call import ResponseFunctionCall
+from .response_function_call_input_item import ResponseFunctionCallInputItem
+from .response_function_call_input_item_type import ResponseFunctionCallInputItemType
+from .response_function_call_output_input_item import ResponseFunctionCallOutputInputItem
+from .response_function_call_output_input_item_type import ResponseFunctionCallOutputInputItemType
 from .response_function_call_status import ResponseFunctionCallStatus
 from .response_function_call_type import ResponseFunctionCallType
+from .response_function_tool import ResponseFunctionTool
+from .response_function_tool_choice import ResponseFunctionToolChoice
+from .response_function_tool_choice_type import ResponseFunctionToolChoiceType
+from .response_function_tool_parameters_type_0 import ResponseFunctionToolParametersType0
+from .response_function_tool_type import ResponseFunctionToolType
+from .response_hosted_tool import ResponseHostedTool
+from .response_hosted_tool_choice import ResponseHostedToolChoice
 from .response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
 from .response_incomplete_details_type_0_reason import ResponseIncompleteDetailsType0Reason
-from .response_input_item import ResponseInputItem
 from .response_input_item_list import ResponseInputItemList
 from .response_input_item_list_object import ResponseInputItemListObject
-from .response_input_item_role import ResponseInputItemRole
+from .response_input_message_item import ResponseInputMessageItem
+from .response_input_message_item_role import ResponseInputMessageItemRole
+from .response_input_message_item_type import ResponseInputMessageItemType
 from .response_input_tokens_details import ResponseInputTokensDetails
 from .response_lifecycle_event import ResponseLifecycleEvent
 from .response_lifecycle_event_type import ResponseLifecycleEventType
-from .response_named_tool_choice import ResponseNamedToolChoice
+from .response_namespace_function import ResponseNamespaceFunction
+from .response_namespace_function_parameters_type_0 import ResponseNamespaceFunctionParametersType0
+from .response_namespace_function_type_type_1 import ResponseNamespaceFunctionTypeType1
+from .response_namespace_function_type_type_2_type_1 import ResponseNamespaceFunctionTypeType2Type1
+from .response_namespace_function_type_type_3_type_1 import ResponseNamespaceFunctionTypeType3Type1
+from .response_namespace_other_tool import ResponseNamespaceOtherTool
+from .response_namespace_tool import ResponseNamespaceTool
+from .response_namespace_tool_type import ResponseNamespaceToolType
 from .response_object import ResponseObject
 from .response_object_metadata_type_0 import ResponseObjectMetadataType0
 from .response_object_object import ResponseObjectObject
@@ -250,6 +276,7 @@ from .response_object_status import ResponseObjectStatus
 from .response_object_text import ResponseObjectText
 from .response_object_tool_choice_type_0 import ResponseObjectToolChoiceType0
 from .response_object_truncation import ResponseObjectTruncation
+from .response_other_content_part import ResponseOtherContentPart
 from .response_output_item_event import ResponseOutputItemEvent
 from .response_output_item_event_type import ResponseOutputItemEventType
 from .response_output_message import ResponseOutputMessage
@@ -265,6 +292,8 @@ from .response_reasoning_config_type_0 import ResponseReasoningConfigType0
 from .response_reasoning_config_type_0_effort_type_1 import ResponseReasoningConfigType0EffortType1
 from .response_reasoning_config_type_0_effort_type_2_type_1 import ResponseReasoningConfigType0EffortType2Type1
 from .response_reasoning_config_type_0_effort_type_3_type_1 import ResponseReasoningConfigType0EffortType3Type1
+from .response_reasoning_input_item import ResponseReasoningInputItem
+from .response_reasoning_input_item_type import ResponseReasoningInputItemType
 from .response_reasoning_item import ResponseReasoningItem
 from .response_reasoning_item_status import ResponseReasoningItemStatus
 from .response_reasoning_item_summary_item import ResponseReasoningItemSummaryItem
@@ -275,6 +304,8 @@ from .response_stored_input_item import ResponseStoredInputItem
 from .response_stored_input_item_role import ResponseStoredInputItemRole
 from .response_stored_input_item_type import ResponseStoredInputItemType
 from .response_text_config_type_0 import ResponseTextConfigType0
+from .response_text_content_part import ResponseTextContentPart
+from .response_text_content_part_type import ResponseTextContentPartType
 from .response_text_delta_event import ResponseTextDeltaEvent
 from .response_text_delta_event_logprobs_item import ResponseTextDeltaEventLogprobsItem
 from .response_text_delta_event_type import ResponseTextDeltaEventType
@@ -288,12 +319,9 @@ from .response_text_format_json_schema_schema import ResponseTextFormatJsonSchem
 from .response_text_format_json_schema_type import ResponseTextFormatJsonSchemaType
 from .response_text_format_text import ResponseTextFormatText
 from .response_text_format_text_type import ResponseTextFormatTextType
-from .response_tool import ResponseTool
 from .response_tool_choice_type_0_type_1 import ResponseToolChoiceType0Type1
 from .response_tool_choice_type_0_type_2_type_1 import ResponseToolChoiceType0Type2Type1
 from .response_tool_choice_type_0_type_3_type_1 import ResponseToolChoiceType0Type3Type1
-from .response_tool_parameters_type_0 import ResponseToolParametersType0
-from .response_tool_tools_item import ResponseToolToolsItem
 from .response_usage_type_0 import ResponseUsageType0
 from .shard_rank import ShardRank
 from .shard_rank_role import ShardRankRole
@@ -470,9 +498,16 @@ __all__ = (
     "JsonSchemaFormatSchema",
     "ListFilesOrder",
     "ListResponseInputItemsOrder",
+    "MessagesAssistantMessageParam",
+    "MessagesAssistantMessageParamRole",
     "MessagesCacheControlType0",
     "MessagesCacheControlType0Ttl",
     "MessagesCacheControlType0Type",
+    "MessagesClientTool",
+    "MessagesClientToolInputSchema",
+    "MessagesClientToolTypeType1",
+    "MessagesClientToolTypeType2Type1",
+    "MessagesClientToolTypeType3Type1",
     "MessagesContentBlockDeltaEvent",
     "MessagesContentBlockDeltaEventType",
     "MessagesContentBlockStartEvent",
@@ -495,8 +530,6 @@ __all__ = (
     "MessagesMessageDeltaEventDelta",
     "MessagesMessageDeltaEventDeltaStopReason",
     "MessagesMessageDeltaEventType",
-    "MessagesMessageParam",
-    "MessagesMessageParamRole",
     "MessagesMessageRole",
     "MessagesMessageStartEvent",
     "MessagesMessageStartEventType",
@@ -516,9 +549,12 @@ __all__ = (
     "MessagesRedactedThinkingBlockParam",
     "MessagesRedactedThinkingBlockParamType",
     "MessagesRequest",
+    "MessagesServerTool",
     "MessagesSignatureDelta",
     "MessagesSignatureDeltaType",
     "MessagesSSEEvent",
+    "MessagesSystemMessageParam",
+    "MessagesSystemMessageParamRole",
     "MessagesTextBlock",
     "MessagesTextBlockParam",
     "MessagesTextBlockParamType",
@@ -534,7 +570,6 @@ __all__ = (
     "MessagesThinkingConfigType",
     "MessagesThinkingDelta",
     "MessagesThinkingDeltaType",
-    "MessagesTool",
     "MessagesToolChoiceAny",
     "MessagesToolChoiceAnyType",
     "MessagesToolChoiceAuto",
@@ -543,7 +578,6 @@ __all__ = (
     "MessagesToolChoiceNoneType",
     "MessagesToolChoiceTool",
     "MessagesToolChoiceToolType",
-    "MessagesToolInputSchema",
     "MessagesToolReferenceBlockParam",
     "MessagesToolReferenceBlockParamType",
     "MessagesToolResultBlockParam",
@@ -557,6 +591,8 @@ __all__ = (
     "MessagesUnsupportedBlockParam",
     "MessagesUnsupportedBlockParamType",
     "MessagesUsage",
+    "MessagesUserMessageParam",
+    "MessagesUserMessageParamRole",
     "Model",
     "ModelCapabilitiesType0",
     "ModelList",
@@ -575,7 +611,6 @@ __all__ = (
     "ResponseArgumentsDeltaEventType",
     "ResponseArgumentsDoneEvent",
     "ResponseArgumentsDoneEventType",
-    "ResponseContentPart",
     "ResponseContentPartEvent",
     "ResponseContentPartEventType",
     "ResponseErrorEvent",
@@ -588,18 +623,37 @@ __all__ = (
     "ResponseFormatText",
     "ResponseFormatTextType",
     "ResponseFunctionCall",
+    "ResponseFunctionCallInputItem",
+    "ResponseFunctionCallInputItemType",
+    "ResponseFunctionCallOutputInputItem",
+    "ResponseFunctionCallOutputInputItemType",
     "ResponseFunctionCallStatus",
     "ResponseFunctionCallType",
+    "ResponseFunctionTool",
+    "ResponseFunctionToolChoice",
+    "ResponseFunctionToolChoiceType",
+    "ResponseFunctionToolParametersType0",
+    "ResponseFunctionToolType",
+    "ResponseHostedTool",
+    "ResponseHostedToolChoice",
     "ResponseIncompleteDetailsType0",
     "ResponseIncompleteDetailsType0Reason",
-    "ResponseInputItem",
     "ResponseInputItemList",
     "ResponseInputItemListObject",
-    "ResponseInputItemRole",
+    "ResponseInputMessageItem",
+    "ResponseInputMessageItemRole",
+    "ResponseInputMessageItemType",
     "ResponseInputTokensDetails",
     "ResponseLifecycleEvent",
     "ResponseLifecycleEventType",
-    "ResponseNamedToolChoice",
+    "ResponseNamespaceFunction",
+    "ResponseNamespaceFunctionParametersType0",
+    "ResponseNamespaceFunctionTypeType1",
+    "ResponseNamespaceFunctionTypeType2Type1",
+    "ResponseNamespaceFunctionTypeType3Type1",
+    "ResponseNamespaceOtherTool",
+    "ResponseNamespaceTool",
+    "ResponseNamespaceToolType",
     "ResponseObject",
     "ResponseObjectMetadataType0",
     "ResponseObjectObject",
@@ -608,6 +662,7 @@ __all__ = (
     "ResponseObjectText",
     "ResponseObjectToolChoiceType0",
     "ResponseObjectTruncation",
+    "ResponseOtherContentPart",
     "ResponseOutputItemEvent",
     "ResponseOutputItemEventType",
     "ResponseOutputMessage",
@@ -623,6 +678,8 @@ __all__ = (
     "ResponseReasoningConfigType0EffortType1",
     "ResponseReasoningConfigType0EffortType2Type1",
     "ResponseReasoningConfigType0EffortType3Type1",
+    "ResponseReasoningInputItem",
+    "ResponseReasoningInputItemType",
     "ResponseReasoningItem",
     "ResponseReasoningItemStatus",
     "ResponseReasoningItemSummaryItem",
@@ -633,6 +690,8 @@ __all__ = (
     "ResponseStoredInputItemRole",
     "ResponseStoredInputItemType",
     "ResponseTextConfigType0",
+    "ResponseTextContentPart",
+    "ResponseTextContentPartType",
     "ResponseTextDeltaEvent",
     "ResponseTextDeltaEventLogprobsItem",
     "ResponseTextDeltaEventType",
@@ -646,12 +705,9 @@ __all__ = (
     "ResponseTextFormatJsonSchemaType",
     "ResponseTextFormatText",
     "ResponseTextFormatTextType",
-    "ResponseTool",
     "ResponseToolChoiceType0Type1",
     "ResponseToolChoiceType0Type2Type1",
     "ResponseToolChoiceType0Type3Type1",
-    "ResponseToolParametersType0",
-    "ResponseToolToolsItem",
     "ResponseUsageType0",
     "ShardingMode",
     "ShardingStatus",

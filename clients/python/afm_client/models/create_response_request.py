@@ -17,11 +17,17 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0
     from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0
-    from ..models.response_input_item import ResponseInputItem
-    from ..models.response_named_tool_choice import ResponseNamedToolChoice
+    from ..models.response_function_call_input_item import ResponseFunctionCallInputItem
+    from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem
+    from ..models.response_function_tool import ResponseFunctionTool
+    from ..models.response_function_tool_choice import ResponseFunctionToolChoice
+    from ..models.response_hosted_tool import ResponseHostedTool
+    from ..models.response_hosted_tool_choice import ResponseHostedToolChoice
+    from ..models.response_input_message_item import ResponseInputMessageItem
+    from ..models.response_namespace_tool import ResponseNamespaceTool
     from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0
+    from ..models.response_reasoning_input_item import ResponseReasoningInputItem
     from ..models.response_text_config_type_0 import ResponseTextConfigType0
-    from ..models.response_tool import ResponseTool
 
 
 T = TypeVar("T", bound="CreateResponseRequest")
@@ -34,15 +40,18 @@ class CreateResponseRequest:
 
         Attributes:
             model (str | Unset): Requested model id; the response names what ran.
-            input_ (list[ResponseInputItem] | str | Unset): A user message as a string, or a list of input items; neither
-                may be empty.
+            input_ (list[ResponseFunctionCallInputItem | ResponseFunctionCallOutputInputItem | ResponseInputMessageItem |
+                ResponseReasoningInputItem] | str | Unset): A user message as a string, or a list of input items; neither may be
+                empty.
                 Without `previous_response_id` it is required.
             instructions (None | str | Unset): A system message placed first; not carried over by `previous_response_id`.
-            tools (list[ResponseTool] | None | Unset): Function and namespace tools. Other tool types are left out of the
-                prompt and reported in `X-AFM-Warnings`.
-            tool_choice (None | ResponseNamedToolChoice | ResponseToolChoiceType0Type1 | ResponseToolChoiceType0Type2Type1 |
-                ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, or `{"type": "function", "name": ...}`
-                (the name must be among `tools`).
+            tools (list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset): Function and
+                namespace tools. Other tool types are left out of the prompt and reported in `X-AFM-Warnings`.
+            tool_choice (None | ResponseFunctionToolChoice | ResponseHostedToolChoice | ResponseToolChoiceType0Type1 |
+                ResponseToolChoiceType0Type2Type1 | ResponseToolChoiceType0Type3Type1 | Unset): `none`, `auto`, `required`, a
+                function (`{"type": "function", "name": ...}`, the name
+                among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+                (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
             parallel_tool_calls (bool | None | Unset): false limits the turn to at most one function call.
             text (None | ResponseTextConfigType0 | Unset):
             reasoning (None | ResponseReasoningConfigType0 | Unset):
@@ -70,12 +79,22 @@ class CreateResponseRequest:
     """
 
     model: str | Unset = UNSET
-    input_: list[ResponseInputItem] | str | Unset = UNSET
+    input_: (
+        list[
+            ResponseFunctionCallInputItem
+            | ResponseFunctionCallOutputInputItem
+            | ResponseInputMessageItem
+            | ResponseReasoningInputItem
+        ]
+        | str
+        | Unset
+    ) = UNSET
     instructions: None | str | Unset = UNSET
-    tools: list[ResponseTool] | None | Unset = UNSET
+    tools: list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset = UNSET
     tool_choice: (
         None
-        | ResponseNamedToolChoice
+        | ResponseFunctionToolChoice
+        | ResponseHostedToolChoice
         | ResponseToolChoiceType0Type1
         | ResponseToolChoiceType0Type2Type1
         | ResponseToolChoiceType0Type3Type1
@@ -109,7 +128,13 @@ class CreateResponseRequest:
     def to_dict(self) -> dict[str, Any]:
         from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
-        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
+        from ..models.response_function_call_input_item import ResponseFunctionCallInputItem  # noqa: PLC0415
+        from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem  # noqa: PLC0415
+        from ..models.response_function_tool import ResponseFunctionTool  # noqa: PLC0415
+        from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
+        from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
+        from ..models.response_input_message_item import ResponseInputMessageItem  # noqa: PLC0415
+        from ..models.response_namespace_tool import ResponseNamespaceTool  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
 
@@ -121,7 +146,16 @@ class CreateResponseRequest:
         elif isinstance(self.input_, list):
             input_ = []
             for input_type_1_item_data in self.input_:
-                input_type_1_item = input_type_1_item_data.to_dict()
+                input_type_1_item: dict[str, Any]
+                if isinstance(input_type_1_item_data, ResponseInputMessageItem):
+                    input_type_1_item = input_type_1_item_data.to_dict()
+                elif isinstance(input_type_1_item_data, ResponseFunctionCallInputItem):
+                    input_type_1_item = input_type_1_item_data.to_dict()
+                elif isinstance(input_type_1_item_data, ResponseFunctionCallOutputInputItem):
+                    input_type_1_item = input_type_1_item_data.to_dict()
+                else:
+                    input_type_1_item = input_type_1_item_data.to_dict()
+
                 input_.append(input_type_1_item)
 
         else:
@@ -139,7 +173,14 @@ class CreateResponseRequest:
         elif isinstance(self.tools, list):
             tools = []
             for tools_type_0_item_data in self.tools:
-                tools_type_0_item = tools_type_0_item_data.to_dict()
+                tools_type_0_item: dict[str, Any]
+                if isinstance(tools_type_0_item_data, ResponseFunctionTool):
+                    tools_type_0_item = tools_type_0_item_data.to_dict()
+                elif isinstance(tools_type_0_item_data, ResponseNamespaceTool):
+                    tools_type_0_item = tools_type_0_item_data.to_dict()
+                else:
+                    tools_type_0_item = tools_type_0_item_data.to_dict()
+
                 tools.append(tools_type_0_item)
 
         else:
@@ -154,7 +195,9 @@ class CreateResponseRequest:
             tool_choice = self.tool_choice.value
         elif isinstance(self.tool_choice, ResponseToolChoiceType0Type3Type1):
             tool_choice = self.tool_choice.value
-        elif isinstance(self.tool_choice, ResponseNamedToolChoice):
+        elif isinstance(self.tool_choice, ResponseFunctionToolChoice):
+            tool_choice = self.tool_choice.to_dict()
+        elif isinstance(self.tool_choice, ResponseHostedToolChoice):
             tool_choice = self.tool_choice.to_dict()
         else:
             tool_choice = self.tool_choice
@@ -332,16 +375,33 @@ class CreateResponseRequest:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.create_response_request_client_metadata_type_0 import CreateResponseRequestClientMetadataType0  # noqa: PLC0415
         from ..models.create_response_request_metadata_type_0 import CreateResponseRequestMetadataType0  # noqa: PLC0415
-        from ..models.response_input_item import ResponseInputItem  # noqa: PLC0415
-        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
+        from ..models.response_function_call_input_item import ResponseFunctionCallInputItem  # noqa: PLC0415
+        from ..models.response_function_call_output_input_item import ResponseFunctionCallOutputInputItem  # noqa: PLC0415
+        from ..models.response_function_tool import ResponseFunctionTool  # noqa: PLC0415
+        from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
+        from ..models.response_hosted_tool import ResponseHostedTool  # noqa: PLC0415
+        from ..models.response_hosted_tool_choice import ResponseHostedToolChoice  # noqa: PLC0415
+        from ..models.response_input_message_item import ResponseInputMessageItem  # noqa: PLC0415
+        from ..models.response_namespace_tool import ResponseNamespaceTool  # noqa: PLC0415
         from ..models.response_reasoning_config_type_0 import ResponseReasoningConfigType0  # noqa: PLC0415
+        from ..models.response_reasoning_input_item import ResponseReasoningInputItem  # noqa: PLC0415
         from ..models.response_text_config_type_0 import ResponseTextConfigType0  # noqa: PLC0415
-        from ..models.response_tool import ResponseTool  # noqa: PLC0415
 
         d = dict(src_dict)
         model = d.pop("model", UNSET)
 
-        def _parse_input_(data: object) -> list[ResponseInputItem] | str | Unset:
+        def _parse_input_(
+            data: object,
+        ) -> (
+            list[
+                ResponseFunctionCallInputItem
+                | ResponseFunctionCallOutputInputItem
+                | ResponseInputMessageItem
+                | ResponseReasoningInputItem
+            ]
+            | str
+            | Unset
+        ):
             if isinstance(data, Unset):
                 return data
             try:
@@ -350,14 +410,65 @@ class CreateResponseRequest:
                 input_type_1 = []
                 _input_type_1 = data
                 for input_type_1_item_data in _input_type_1:
-                    input_type_1_item = ResponseInputItem.from_dict(input_type_1_item_data)
+
+                    def _parse_input_type_1_item(
+                        data: object,
+                    ) -> (
+                        ResponseFunctionCallInputItem
+                        | ResponseFunctionCallOutputInputItem
+                        | ResponseInputMessageItem
+                        | ResponseReasoningInputItem
+                    ):
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_input_item_type_0 = ResponseInputMessageItem.from_dict(data)
+
+                            return componentsschemas_response_input_item_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_input_item_type_1 = ResponseFunctionCallInputItem.from_dict(data)
+
+                            return componentsschemas_response_input_item_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_input_item_type_2 = (
+                                ResponseFunctionCallOutputInputItem.from_dict(data)
+                            )
+
+                            return componentsschemas_response_input_item_type_2
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_input_item_type_3 = ResponseReasoningInputItem.from_dict(data)
+
+                        return componentsschemas_response_input_item_type_3
+
+                    input_type_1_item = _parse_input_type_1_item(input_type_1_item_data)
 
                     input_type_1.append(input_type_1_item)
 
                 return input_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseInputItem] | str | Unset, data)
+            return cast(
+                list[
+                    ResponseFunctionCallInputItem
+                    | ResponseFunctionCallOutputInputItem
+                    | ResponseInputMessageItem
+                    | ResponseReasoningInputItem
+                ]
+                | str
+                | Unset,
+                data,
+            )
 
         input_ = _parse_input_(d.pop("input", UNSET))
 
@@ -370,7 +481,9 @@ class CreateResponseRequest:
 
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
-        def _parse_tools(data: object) -> list[ResponseTool] | None | Unset:
+        def _parse_tools(
+            data: object,
+        ) -> list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -381,14 +494,40 @@ class CreateResponseRequest:
                 tools_type_0 = []
                 _tools_type_0 = data
                 for tools_type_0_item_data in _tools_type_0:
-                    tools_type_0_item = ResponseTool.from_dict(tools_type_0_item_data)
+
+                    def _parse_tools_type_0_item(
+                        data: object,
+                    ) -> ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_tool_type_0 = ResponseFunctionTool.from_dict(data)
+
+                            return componentsschemas_response_tool_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_response_tool_type_1 = ResponseNamespaceTool.from_dict(data)
+
+                            return componentsschemas_response_tool_type_1
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_tool_type_2 = ResponseHostedTool.from_dict(data)
+
+                        return componentsschemas_response_tool_type_2
+
+                    tools_type_0_item = _parse_tools_type_0_item(tools_type_0_item_data)
 
                     tools_type_0.append(tools_type_0_item)
 
                 return tools_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ResponseTool] | None | Unset, data)
+            return cast(list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | None | Unset, data)
 
         tools = _parse_tools(d.pop("tools", UNSET))
 
@@ -396,7 +535,8 @@ class CreateResponseRequest:
             data: object,
         ) -> (
             None
-            | ResponseNamedToolChoice
+            | ResponseFunctionToolChoice
+            | ResponseHostedToolChoice
             | ResponseToolChoiceType0Type1
             | ResponseToolChoiceType0Type2Type1
             | ResponseToolChoiceType0Type3Type1
@@ -433,14 +573,23 @@ class CreateResponseRequest:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_response_tool_choice_type_1 = ResponseNamedToolChoice.from_dict(data)
+                componentsschemas_response_tool_choice_type_1 = ResponseFunctionToolChoice.from_dict(data)
 
                 return componentsschemas_response_tool_choice_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_response_tool_choice_type_2 = ResponseHostedToolChoice.from_dict(data)
+
+                return componentsschemas_response_tool_choice_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             return cast(
                 None
-                | ResponseNamedToolChoice
+                | ResponseFunctionToolChoice
+                | ResponseHostedToolChoice
                 | ResponseToolChoiceType0Type1
                 | ResponseToolChoiceType0Type2Type1
                 | ResponseToolChoiceType0Type3Type1

@@ -9,17 +9,20 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.messages_assistant_message_param import MessagesAssistantMessageParam
+    from ..models.messages_client_tool import MessagesClientTool
     from ..models.messages_context_management_type_0 import MessagesContextManagementType0
-    from ..models.messages_message_param import MessagesMessageParam
     from ..models.messages_metadata import MessagesMetadata
     from ..models.messages_output_config_type_0 import MessagesOutputConfigType0
+    from ..models.messages_server_tool import MessagesServerTool
+    from ..models.messages_system_message_param import MessagesSystemMessageParam
     from ..models.messages_text_block_param import MessagesTextBlockParam
     from ..models.messages_thinking_config import MessagesThinkingConfig
-    from ..models.messages_tool import MessagesTool
     from ..models.messages_tool_choice_any import MessagesToolChoiceAny
     from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto
     from ..models.messages_tool_choice_none import MessagesToolChoiceNone
     from ..models.messages_tool_choice_tool import MessagesToolChoiceTool
+    from ..models.messages_user_message_param import MessagesUserMessageParam
 
 
 T = TypeVar("T", bound="MessagesRequest")
@@ -33,13 +36,14 @@ class MessagesRequest:
         Attributes:
             model (str): Requested model id; resolves as for chat completions.
             max_tokens (int): Output-token limit (required, as Anthropic requires), capped by the context window.
-            messages (list[MessagesMessageParam]): Alternating `user` / `assistant` turns.
+            messages (list[MessagesAssistantMessageParam | MessagesSystemMessageParam | MessagesUserMessageParam]):
+                Alternating `user` / `assistant` turns.
             system (list[MessagesTextBlockParam] | str | Unset): System prompt, a string or text blocks (joined).
             stop_sequences (list[str] | Unset): Custom stop strings; the matched one is reported as `stop_sequence`.
             temperature (float | Unset): Sampling temperature (Anthropic's range is 0-1; AFM accepts up to 2 as chat does).
             top_p (float | Unset):
             top_k (int | Unset): Sample among the k most likely tokens (0 = off).
-            tools (list[MessagesTool] | Unset):
+            tools (list[MessagesClientTool | MessagesServerTool] | Unset):
             tool_choice (MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool |
                 Unset): By `type`: `auto` (the model decides), `any` (some tool must be called), `tool` (the
                 tool `name` must be called) or `none` (tools are not offered).
@@ -61,13 +65,13 @@ class MessagesRequest:
 
     model: str
     max_tokens: int
-    messages: list[MessagesMessageParam]
+    messages: list[MessagesAssistantMessageParam | MessagesSystemMessageParam | MessagesUserMessageParam]
     system: list[MessagesTextBlockParam] | str | Unset = UNSET
     stop_sequences: list[str] | Unset = UNSET
     temperature: float | Unset = UNSET
     top_p: float | Unset = UNSET
     top_k: int | Unset = UNSET
-    tools: list[MessagesTool] | Unset = UNSET
+    tools: list[MessagesClientTool | MessagesServerTool] | Unset = UNSET
     tool_choice: (
         MessagesToolChoiceAny | MessagesToolChoiceAuto | MessagesToolChoiceNone | MessagesToolChoiceTool | Unset
     ) = UNSET
@@ -80,11 +84,14 @@ class MessagesRequest:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.messages_assistant_message_param import MessagesAssistantMessageParam  # noqa: PLC0415
+        from ..models.messages_client_tool import MessagesClientTool  # noqa: PLC0415
         from ..models.messages_context_management_type_0 import MessagesContextManagementType0  # noqa: PLC0415
         from ..models.messages_output_config_type_0 import MessagesOutputConfigType0  # noqa: PLC0415
         from ..models.messages_tool_choice_any import MessagesToolChoiceAny  # noqa: PLC0415
         from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto  # noqa: PLC0415
         from ..models.messages_tool_choice_tool import MessagesToolChoiceTool  # noqa: PLC0415
+        from ..models.messages_user_message_param import MessagesUserMessageParam  # noqa: PLC0415
 
         model = self.model
 
@@ -92,7 +99,14 @@ class MessagesRequest:
 
         messages = []
         for messages_item_data in self.messages:
-            messages_item = messages_item_data.to_dict()
+            messages_item: dict[str, Any]
+            if isinstance(messages_item_data, MessagesUserMessageParam):
+                messages_item = messages_item_data.to_dict()
+            elif isinstance(messages_item_data, MessagesAssistantMessageParam):
+                messages_item = messages_item_data.to_dict()
+            else:
+                messages_item = messages_item_data.to_dict()
+
             messages.append(messages_item)
 
         system: list[dict[str, Any]] | str | Unset
@@ -123,7 +137,12 @@ class MessagesRequest:
         if not isinstance(self.tools, Unset):
             tools = []
             for tools_item_data in self.tools:
-                tools_item = tools_item_data.to_dict()
+                tools_item: dict[str, Any]
+                if isinstance(tools_item_data, MessagesClientTool):
+                    tools_item = tools_item_data.to_dict()
+                else:
+                    tools_item = tools_item_data.to_dict()
+
                 tools.append(tools_item)
 
         tool_choice: dict[str, Any] | Unset
@@ -210,17 +229,20 @@ class MessagesRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.messages_assistant_message_param import MessagesAssistantMessageParam  # noqa: PLC0415
+        from ..models.messages_client_tool import MessagesClientTool  # noqa: PLC0415
         from ..models.messages_context_management_type_0 import MessagesContextManagementType0  # noqa: PLC0415
-        from ..models.messages_message_param import MessagesMessageParam  # noqa: PLC0415
         from ..models.messages_metadata import MessagesMetadata  # noqa: PLC0415
         from ..models.messages_output_config_type_0 import MessagesOutputConfigType0  # noqa: PLC0415
+        from ..models.messages_server_tool import MessagesServerTool  # noqa: PLC0415
+        from ..models.messages_system_message_param import MessagesSystemMessageParam  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
         from ..models.messages_thinking_config import MessagesThinkingConfig  # noqa: PLC0415
-        from ..models.messages_tool import MessagesTool  # noqa: PLC0415
         from ..models.messages_tool_choice_any import MessagesToolChoiceAny  # noqa: PLC0415
         from ..models.messages_tool_choice_auto import MessagesToolChoiceAuto  # noqa: PLC0415
         from ..models.messages_tool_choice_none import MessagesToolChoiceNone  # noqa: PLC0415
         from ..models.messages_tool_choice_tool import MessagesToolChoiceTool  # noqa: PLC0415
+        from ..models.messages_user_message_param import MessagesUserMessageParam  # noqa: PLC0415
 
         d = dict(src_dict)
         model = d.pop("model")
@@ -230,7 +252,33 @@ class MessagesRequest:
         messages = []
         _messages = d.pop("messages")
         for messages_item_data in _messages:
-            messages_item = MessagesMessageParam.from_dict(messages_item_data)
+
+            def _parse_messages_item(
+                data: object,
+            ) -> MessagesAssistantMessageParam | MessagesSystemMessageParam | MessagesUserMessageParam:
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_messages_message_param_type_0 = MessagesUserMessageParam.from_dict(data)
+
+                    return componentsschemas_messages_message_param_type_0
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_messages_message_param_type_1 = MessagesAssistantMessageParam.from_dict(data)
+
+                    return componentsschemas_messages_message_param_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_messages_message_param_type_2 = MessagesSystemMessageParam.from_dict(data)
+
+                return componentsschemas_messages_message_param_type_2
+
+            messages_item = _parse_messages_item(messages_item_data)
 
             messages.append(messages_item)
 
@@ -265,11 +313,27 @@ class MessagesRequest:
         top_k = d.pop("top_k", UNSET)
 
         _tools = d.pop("tools", UNSET)
-        tools: list[MessagesTool] | Unset = UNSET
+        tools: list[MessagesClientTool | MessagesServerTool] | Unset = UNSET
         if _tools is not UNSET:
             tools = []
             for tools_item_data in _tools:
-                tools_item = MessagesTool.from_dict(tools_item_data)
+
+                def _parse_tools_item(data: object) -> MessagesClientTool | MessagesServerTool:
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_messages_tool_type_0 = MessagesClientTool.from_dict(data)
+
+                        return componentsschemas_messages_tool_type_0
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_messages_tool_type_1 = MessagesServerTool.from_dict(data)
+
+                    return componentsschemas_messages_tool_type_1
+
+                tools_item = _parse_tools_item(tools_item_data)
 
                 tools.append(tools_item)
 

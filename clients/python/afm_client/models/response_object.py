@@ -15,14 +15,16 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.response_error_type_0 import ResponseErrorType0
     from ..models.response_function_call import ResponseFunctionCall
+    from ..models.response_function_tool import ResponseFunctionTool
+    from ..models.response_function_tool_choice import ResponseFunctionToolChoice
+    from ..models.response_hosted_tool import ResponseHostedTool
     from ..models.response_incomplete_details_type_0 import ResponseIncompleteDetailsType0
-    from ..models.response_named_tool_choice import ResponseNamedToolChoice
+    from ..models.response_namespace_tool import ResponseNamespaceTool
     from ..models.response_object_metadata_type_0 import ResponseObjectMetadataType0
     from ..models.response_object_reasoning_type_0 import ResponseObjectReasoningType0
     from ..models.response_object_text import ResponseObjectText
     from ..models.response_output_message import ResponseOutputMessage
     from ..models.response_reasoning_item import ResponseReasoningItem
-    from ..models.response_tool import ResponseTool
     from ..models.response_usage_type_0 import ResponseUsageType0
 
 
@@ -52,8 +54,8 @@ class ResponseObject:
         temperature (float | None | Unset):
         top_p (float | None | Unset):
         text (ResponseObjectText | Unset):
-        tool_choice (ResponseNamedToolChoice | ResponseObjectToolChoiceType0 | Unset):
-        tools (list[ResponseTool] | Unset):
+        tool_choice (ResponseFunctionToolChoice | ResponseObjectToolChoiceType0 | Unset):
+        tools (list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | Unset):
         truncation (ResponseObjectTruncation | Unset):
         usage (None | ResponseUsageType0 | Unset):
         user (None | str | Unset):
@@ -79,8 +81,8 @@ class ResponseObject:
     temperature: float | None | Unset = UNSET
     top_p: float | None | Unset = UNSET
     text: ResponseObjectText | Unset = UNSET
-    tool_choice: ResponseNamedToolChoice | ResponseObjectToolChoiceType0 | Unset = UNSET
-    tools: list[ResponseTool] | Unset = UNSET
+    tool_choice: ResponseFunctionToolChoice | ResponseObjectToolChoiceType0 | Unset = UNSET
+    tools: list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | Unset = UNSET
     truncation: ResponseObjectTruncation | Unset = UNSET
     usage: None | ResponseUsageType0 | Unset = UNSET
     user: None | str | Unset = UNSET
@@ -90,7 +92,9 @@ class ResponseObject:
     def to_dict(self) -> dict[str, Any]:
         from ..models.response_error_type_0 import ResponseErrorType0  # noqa: PLC0415
         from ..models.response_function_call import ResponseFunctionCall  # noqa: PLC0415
+        from ..models.response_function_tool import ResponseFunctionTool  # noqa: PLC0415
         from ..models.response_incomplete_details_type_0 import ResponseIncompleteDetailsType0  # noqa: PLC0415
+        from ..models.response_namespace_tool import ResponseNamespaceTool  # noqa: PLC0415
         from ..models.response_object_metadata_type_0 import ResponseObjectMetadataType0  # noqa: PLC0415
         from ..models.response_object_reasoning_type_0 import ResponseObjectReasoningType0  # noqa: PLC0415
         from ..models.response_output_message import ResponseOutputMessage  # noqa: PLC0415
@@ -204,7 +208,14 @@ class ResponseObject:
         if not isinstance(self.tools, Unset):
             tools = []
             for tools_item_data in self.tools:
-                tools_item = tools_item_data.to_dict()
+                tools_item: dict[str, Any]
+                if isinstance(tools_item_data, ResponseFunctionTool):
+                    tools_item = tools_item_data.to_dict()
+                elif isinstance(tools_item_data, ResponseNamespaceTool):
+                    tools_item = tools_item_data.to_dict()
+                else:
+                    tools_item = tools_item_data.to_dict()
+
                 tools.append(tools_item)
 
         truncation: str | Unset = UNSET
@@ -290,14 +301,16 @@ class ResponseObject:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.response_error_type_0 import ResponseErrorType0  # noqa: PLC0415
         from ..models.response_function_call import ResponseFunctionCall  # noqa: PLC0415
+        from ..models.response_function_tool import ResponseFunctionTool  # noqa: PLC0415
+        from ..models.response_function_tool_choice import ResponseFunctionToolChoice  # noqa: PLC0415
+        from ..models.response_hosted_tool import ResponseHostedTool  # noqa: PLC0415
         from ..models.response_incomplete_details_type_0 import ResponseIncompleteDetailsType0  # noqa: PLC0415
-        from ..models.response_named_tool_choice import ResponseNamedToolChoice  # noqa: PLC0415
+        from ..models.response_namespace_tool import ResponseNamespaceTool  # noqa: PLC0415
         from ..models.response_object_metadata_type_0 import ResponseObjectMetadataType0  # noqa: PLC0415
         from ..models.response_object_reasoning_type_0 import ResponseObjectReasoningType0  # noqa: PLC0415
         from ..models.response_object_text import ResponseObjectText  # noqa: PLC0415
         from ..models.response_output_message import ResponseOutputMessage  # noqa: PLC0415
         from ..models.response_reasoning_item import ResponseReasoningItem  # noqa: PLC0415
-        from ..models.response_tool import ResponseTool  # noqa: PLC0415
         from ..models.response_usage_type_0 import ResponseUsageType0  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -469,7 +482,7 @@ class ResponseObject:
         else:
             text = ResponseObjectText.from_dict(_text)
 
-        def _parse_tool_choice(data: object) -> ResponseNamedToolChoice | ResponseObjectToolChoiceType0 | Unset:
+        def _parse_tool_choice(data: object) -> ResponseFunctionToolChoice | ResponseObjectToolChoiceType0 | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -482,18 +495,44 @@ class ResponseObject:
                 pass
             if not isinstance(data, dict):
                 raise TypeError()
-            tool_choice_type_1 = ResponseNamedToolChoice.from_dict(data)
+            tool_choice_type_1 = ResponseFunctionToolChoice.from_dict(data)
 
             return tool_choice_type_1
 
         tool_choice = _parse_tool_choice(d.pop("tool_choice", UNSET))
 
         _tools = d.pop("tools", UNSET)
-        tools: list[ResponseTool] | Unset = UNSET
+        tools: list[ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool] | Unset = UNSET
         if _tools is not UNSET:
             tools = []
             for tools_item_data in _tools:
-                tools_item = ResponseTool.from_dict(tools_item_data)
+
+                def _parse_tools_item(
+                    data: object,
+                ) -> ResponseFunctionTool | ResponseHostedTool | ResponseNamespaceTool:
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_tool_type_0 = ResponseFunctionTool.from_dict(data)
+
+                        return componentsschemas_response_tool_type_0
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_tool_type_1 = ResponseNamespaceTool.from_dict(data)
+
+                        return componentsschemas_response_tool_type_1
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_response_tool_type_2 = ResponseHostedTool.from_dict(data)
+
+                    return componentsschemas_response_tool_type_2
+
+                tools_item = _parse_tools_item(tools_item_data)
 
                 tools.append(tools_item)
 

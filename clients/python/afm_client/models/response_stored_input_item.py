@@ -11,7 +11,8 @@ from ..models.response_stored_input_item_type import ResponseStoredInputItemType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_content_part import ResponseContentPart
+    from ..models.response_other_content_part import ResponseOtherContentPart
+    from ..models.response_text_content_part import ResponseTextContentPart
 
 
 T = TypeVar("T", bound="ResponseStoredInputItem")
@@ -26,29 +27,31 @@ class ResponseStoredInputItem:
         type_ (ResponseStoredInputItemType):
         status (None | str | Unset):
         role (ResponseStoredInputItemRole | Unset):
-        content (list[ResponseContentPart] | Unset):
+        content (list[ResponseOtherContentPart | ResponseTextContentPart] | Unset):
         call_id (str | Unset):
         name (str | Unset):
         namespace (None | str | Unset):
         arguments (str | Unset):
         output (str | Unset):
-        summary (list[ResponseContentPart] | Unset):
+        summary (list[ResponseOtherContentPart | ResponseTextContentPart] | Unset):
     """
 
     id: str
     type_: ResponseStoredInputItemType
     status: None | str | Unset = UNSET
     role: ResponseStoredInputItemRole | Unset = UNSET
-    content: list[ResponseContentPart] | Unset = UNSET
+    content: list[ResponseOtherContentPart | ResponseTextContentPart] | Unset = UNSET
     call_id: str | Unset = UNSET
     name: str | Unset = UNSET
     namespace: None | str | Unset = UNSET
     arguments: str | Unset = UNSET
     output: str | Unset = UNSET
-    summary: list[ResponseContentPart] | Unset = UNSET
+    summary: list[ResponseOtherContentPart | ResponseTextContentPart] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
+
         id = self.id
 
         type_ = self.type_.value
@@ -67,7 +70,12 @@ class ResponseStoredInputItem:
         if not isinstance(self.content, Unset):
             content = []
             for content_item_data in self.content:
-                content_item = content_item_data.to_dict()
+                content_item: dict[str, Any]
+                if isinstance(content_item_data, ResponseTextContentPart):
+                    content_item = content_item_data.to_dict()
+                else:
+                    content_item = content_item_data.to_dict()
+
                 content.append(content_item)
 
         call_id = self.call_id
@@ -88,7 +96,12 @@ class ResponseStoredInputItem:
         if not isinstance(self.summary, Unset):
             summary = []
             for summary_item_data in self.summary:
-                summary_item = summary_item_data.to_dict()
+                summary_item: dict[str, Any]
+                if isinstance(summary_item_data, ResponseTextContentPart):
+                    summary_item = summary_item_data.to_dict()
+                else:
+                    summary_item = summary_item_data.to_dict()
+
                 summary.append(summary_item)
 
         field_dict: dict[str, Any] = {}
@@ -122,7 +135,8 @@ class ResponseStoredInputItem:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_content_part import ResponseContentPart  # noqa: PLC0415
+        from ..models.response_other_content_part import ResponseOtherContentPart  # noqa: PLC0415
+        from ..models.response_text_content_part import ResponseTextContentPart  # noqa: PLC0415
 
         d = dict(src_dict)
         id = d.pop("id")
@@ -146,11 +160,27 @@ class ResponseStoredInputItem:
             role = ResponseStoredInputItemRole(_role)
 
         _content = d.pop("content", UNSET)
-        content: list[ResponseContentPart] | Unset = UNSET
+        content: list[ResponseOtherContentPart | ResponseTextContentPart] | Unset = UNSET
         if _content is not UNSET:
             content = []
             for content_item_data in _content:
-                content_item = ResponseContentPart.from_dict(content_item_data)
+
+                def _parse_content_item(data: object) -> ResponseOtherContentPart | ResponseTextContentPart:
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_content_part_type_0 = ResponseTextContentPart.from_dict(data)
+
+                        return componentsschemas_response_content_part_type_0
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_response_content_part_type_1 = ResponseOtherContentPart.from_dict(data)
+
+                    return componentsschemas_response_content_part_type_1
+
+                content_item = _parse_content_item(content_item_data)
 
                 content.append(content_item)
 
@@ -172,11 +202,27 @@ class ResponseStoredInputItem:
         output = d.pop("output", UNSET)
 
         _summary = d.pop("summary", UNSET)
-        summary: list[ResponseContentPart] | Unset = UNSET
+        summary: list[ResponseOtherContentPart | ResponseTextContentPart] | Unset = UNSET
         if _summary is not UNSET:
             summary = []
             for summary_item_data in _summary:
-                summary_item = ResponseContentPart.from_dict(summary_item_data)
+
+                def _parse_summary_item(data: object) -> ResponseOtherContentPart | ResponseTextContentPart:
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_response_content_part_type_0 = ResponseTextContentPart.from_dict(data)
+
+                        return componentsschemas_response_content_part_type_0
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_response_content_part_type_1 = ResponseOtherContentPart.from_dict(data)
+
+                    return componentsschemas_response_content_part_type_1
+
+                summary_item = _parse_summary_item(summary_item_data)
 
                 summary.append(summary_item)
 

@@ -1381,21 +1381,59 @@ export type MessagesCountTokensResponse = {
  */
 export type MessagesSystem = string | Array<MessagesTextBlockParam>;
 
-export type MessagesMessageParam = {
-    /**
-     * `system` turns (Claude Code sends them) are rendered as system turns.
-     */
-    role: 'user' | 'assistant' | 'system';
+/**
+ * A turn, by `role`, with text or the blocks that role may hold: `user` text,
+ * `tool_result`; `assistant` text, `tool_use`, `thinking`, `redacted_thinking`; `system`
+ * (Claude Code sends such turns; rendered as system turns) text. Block types this server
+ * cannot take with a text-only model (images, documents, server-tool blocks) get 400.
+ *
+ */
+export type MessagesMessageParam = ({
+    role: 'user';
+} & MessagesUserMessageParam) | ({
+    role: 'assistant';
+} & MessagesAssistantMessageParam) | ({
+    role: 'system';
+} & MessagesSystemMessageParam);
+
+export type MessagesUserMessageParam = {
+    role: 'user';
     /**
      * Text, or content blocks.
      */
-    content: string | Array<MessagesContentBlockParam>;
+    content: string | Array<MessagesUserBlockParam>;
+};
+
+export type MessagesAssistantMessageParam = {
+    role: 'assistant';
+    /**
+     * Text, or content blocks.
+     */
+    content: string | Array<MessagesAssistantBlockParam>;
+};
+
+export type MessagesSystemMessageParam = {
+    role: 'system';
+    /**
+     * Text, or text blocks.
+     */
+    content: string | Array<MessagesSystemBlockParam>;
 };
 
 /**
- * A request content block, told apart by `type`.
+ * A block of a `user` turn, told apart by `type`.
  */
-export type MessagesContentBlockParam = MessagesTextBlockParam | MessagesToolUseBlockParam | MessagesToolResultBlockParam | MessagesThinkingBlockParam | MessagesRedactedThinkingBlockParam | MessagesUnsupportedBlockParam;
+export type MessagesUserBlockParam = MessagesTextBlockParam | MessagesToolResultBlockParam | MessagesUnsupportedBlockParam;
+
+/**
+ * A block of an `assistant` turn, told apart by `type`.
+ */
+export type MessagesAssistantBlockParam = MessagesTextBlockParam | MessagesToolUseBlockParam | MessagesThinkingBlockParam | MessagesRedactedThinkingBlockParam | MessagesUnsupportedBlockParam;
+
+/**
+ * A block of a `system` turn, told apart by `type`.
+ */
+export type MessagesSystemBlockParam = MessagesTextBlockParam | MessagesUnsupportedBlockParam;
 
 /**
  * Prompt-caching breakpoint; accepted and ignored (the prefix cache needs no hints).
@@ -1476,22 +1514,27 @@ export type MessagesUnsupportedBlockParam = {
 };
 
 /**
- * A client tool: `name`, `description` and the JSON Schema of its `input` (required for
- * client tools). Anthropic server tools (a `type` other than `custom`, such as
- * `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
+ * A client tool (`type` absent, null or `custom`), which needs `input_schema`, or an
+ * Anthropic server tool (any other `type`, such as `web_search_20250305`); server tools
+ * are left out of the prompt and reported in `X-AFM-Warnings`.
  *
  */
-export type MessagesTool = {
+export type MessagesTool = MessagesClientTool | MessagesServerTool;
+
+/**
+ * A client tool: `name`, `description` and the JSON Schema of its `input`.
+ */
+export type MessagesClientTool = {
     /**
      * `custom` (or absent) for a client tool.
      */
-    type?: string | null;
+    type?: 'custom' | null;
     name: string;
     description?: string;
     /**
      * JSON Schema of the tool's `input` object; enforced when the tool is forced.
      */
-    input_schema?: {
+    input_schema: {
         [key: string]: unknown;
     };
     /**
@@ -1499,6 +1542,20 @@ export type MessagesTool = {
      */
     defer_loading?: boolean;
     cache_control?: MessagesCacheControl;
+};
+
+/**
+ * An Anthropic server tool (web search, code execution, ...): accepted, left out of the
+ * prompt (this server runs no server tools) and reported in `X-AFM-Warnings`; its other
+ * fields are accepted and ignored.
+ *
+ */
+export type MessagesServerTool = {
+    /**
+     * The server tool's versioned type, such as `web_search_20250305`.
+     */
+    type: string;
+    name: string;
 };
 
 /**
@@ -1857,51 +1914,93 @@ export type CreateResponseRequest = {
 };
 
 /**
- * An input item: `message` (the default when `role` is given; `content` a string or
- * `input_text` / `output_text` parts; roles user, assistant, system, developer),
- * `function_call` (`call_id`, `name`, `arguments`, and `namespace` for a namespace tool's
- * function), `function_call_output` (`call_id`, `output`) or `reasoning` (`content` /
- * `summary` text, or `encrypted_content` this server sealed). Other types get 400.
+ * An input item, by `type`: `message` (the default when `type` is absent; `role`, and
+ * `content` a string or `input_text` / `output_text` parts), `function_call` (`call_id`,
+ * `name`, `arguments`, and `namespace` for a namespace tool's function),
+ * `function_call_output` (`call_id`, `output`) or `reasoning` (`content` / `summary` text,
+ * or `encrypted_content` this server sealed). Other item types are not accepted.
  *
  */
-export type ResponseInputItem = {
-    type?: string;
+export type ResponseInputItem = ResponseInputMessageItem | ResponseFunctionCallInputItem | ResponseFunctionCallOutputInputItem | ResponseReasoningInputItem;
+
+/**
+ * A message; `type` may be left out (the OpenAI SDK and Codex send `{role, content}`).
+ */
+export type ResponseInputMessageItem = {
+    type?: 'message';
     id?: string | null;
     status?: string | null;
-    role?: 'user' | 'assistant' | 'system' | 'developer';
+    role: 'user' | 'assistant' | 'system' | 'developer';
     content?: string | Array<ResponseContentPart>;
-    call_id?: string;
-    name?: string;
+};
+
+/**
+ * An earlier function call, sent back with its output.
+ */
+export type ResponseFunctionCallInputItem = {
+    type: 'function_call';
+    id?: string | null;
+    status?: string | null;
+    call_id: string;
+    name: string;
     namespace?: string | null;
     arguments?: string;
+};
+
+/**
+ * The output of the function call `call_id`.
+ */
+export type ResponseFunctionCallOutputInputItem = {
+    type: 'function_call_output';
+    id?: string | null;
+    status?: string | null;
+    call_id: string;
     output?: string | Array<ResponseContentPart>;
+};
+
+/**
+ * Earlier reasoning, as text or as `encrypted_content` this server sealed.
+ */
+export type ResponseReasoningInputItem = {
+    type: 'reasoning';
+    id?: string | null;
+    status?: string | null;
+    content?: string | Array<ResponseContentPart>;
     summary?: Array<ResponseContentPart>;
     encrypted_content?: string | null;
 };
 
 /**
- * A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts get 400.
+ * A content part: a text part (`input_text`, `output_text`, `text`, `reasoning_text` or
+ * `summary_text`) needs `text`; other part types (images, files) get 400 with a text-only
+ * model.
+ *
  */
-export type ResponseContentPart = {
-    type: string;
-    text?: string;
+export type ResponseContentPart = ResponseTextContentPart | ResponseOtherContentPart;
+
+export type ResponseTextContentPart = {
+    type: 'input_text' | 'output_text' | 'text' | 'reasoning_text' | 'summary_text';
+    text: string;
 };
 
 /**
- * A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
- * `description`, `tools`: function tools). Other types are left out of the prompt and
- * reported in `X-AFM-Warnings`.
+ * A part that is not text (`input_image`, `input_file`, ...).
+ */
+export type ResponseOtherContentPart = {
+    type: string;
+};
+
+/**
+ * By `type`: a `function` tool (`name`, `parameters`, `strict`), a `namespace` (`name`,
+ * `description`, `tools`: function tools), or another (hosted) tool type, which is left
+ * out of the prompt and reported in `X-AFM-Warnings`.
  *
  */
-export type ResponseTool = {
-    type: string;
-    name?: string;
-    /**
-     * A namespace's function tools.
-     */
-    tools?: Array<{
-        [key: string]: unknown;
-    }>;
+export type ResponseTool = ResponseFunctionTool | ResponseNamespaceTool | ResponseHostedTool;
+
+export type ResponseFunctionTool = {
+    type: 'function';
+    name: string;
     description?: string | null;
     /**
      * JSON Schema of the arguments object.
@@ -1916,13 +2015,75 @@ export type ResponseTool = {
 };
 
 /**
- * `none`, `auto`, `required`, or `{"type": "function", "name": ...}` (the name must be among `tools`).
+ * A named group of function tools; each is offered as `<namespace>.<name>`.
  */
-export type ResponseToolChoice = 'none' | 'auto' | 'required' | null | ResponseNamedToolChoice;
+export type ResponseNamespaceTool = {
+    type: 'namespace';
+    name: string;
+    description?: string | null;
+    /**
+     * The namespace's function tools (other types are left out and reported).
+     */
+    tools?: Array<ResponseNamespaceMember>;
+};
 
-export type ResponseNamedToolChoice = {
+/**
+ * A namespace's tool, a function (`type` absent, null or `function`; `name` required) or another type.
+ */
+export type ResponseNamespaceMember = ResponseNamespaceFunction | ResponseNamespaceOtherTool;
+
+export type ResponseNamespaceFunction = {
+    type?: 'function' | null;
+    name: string;
+    description?: string | null;
+    /**
+     * JSON Schema of the arguments object.
+     */
+    parameters?: {
+        [key: string]: unknown;
+    } | null;
+    strict?: boolean | null;
+};
+
+/**
+ * Not a function; left out of the prompt and reported in `X-AFM-Warnings`.
+ */
+export type ResponseNamespaceOtherTool = {
     type: string;
-    name?: string;
+};
+
+/**
+ * A hosted tool (`web_search`, `file_search`, `code_interpreter`, `mcp`, ...); its other fields are accepted.
+ */
+export type ResponseHostedTool = {
+    type: string;
+};
+
+/**
+ * `none`, `auto`, `required`, a function (`{"type": "function", "name": ...}`, the name
+ * among `tools`, `namespace` for a namespace tool's function), or a hosted tool type
+ * (`{"type": "web_search"}`, ...), refused with 400 as this server runs no hosted tools.
+ *
+ */
+export type ResponseToolChoice = 'none' | 'auto' | 'required' | null | ResponseFunctionToolChoice | ResponseHostedToolChoice;
+
+/**
+ * The model must call the function `name` (one of `tools`).
+ */
+export type ResponseFunctionToolChoice = {
+    type: 'function';
+    name: string;
+    /**
+     * The namespace tool whose function `name` is.
+     */
+    namespace?: string | null;
+};
+
+/**
+ * A hosted tool (`web_search`, `file_search`, `mcp`, `allowed_tools`, ...).
+ */
+export type ResponseHostedToolChoice = {
+    type: string;
 };
 
 export type ResponseTextConfig = {
@@ -2013,7 +2174,7 @@ export type ResponseObject = {
     text?: {
         format?: ResponseTextFormat;
     };
-    tool_choice?: 'none' | 'auto' | 'required' | ResponseNamedToolChoice;
+    tool_choice?: 'none' | 'auto' | 'required' | ResponseFunctionToolChoice;
     tools?: Array<ResponseTool>;
     truncation?: 'auto' | 'disabled';
     usage?: ResponseUsage;

@@ -6,37 +6,41 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.messages_client_tool_type_type_1 import MessagesClientToolTypeType1
+from ..models.messages_client_tool_type_type_2_type_1 import MessagesClientToolTypeType2Type1
+from ..models.messages_client_tool_type_type_3_type_1 import MessagesClientToolTypeType3Type1
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.messages_cache_control_type_0 import MessagesCacheControlType0
-    from ..models.messages_tool_input_schema import MessagesToolInputSchema
+    from ..models.messages_client_tool_input_schema import MessagesClientToolInputSchema
 
 
-T = TypeVar("T", bound="MessagesTool")
+T = TypeVar("T", bound="MessagesClientTool")
 
 
 @_attrs_define
-class MessagesTool:
-    """A client tool: `name`, `description` and the JSON Schema of its `input` (required for
-    client tools). Anthropic server tools (a `type` other than `custom`, such as
-    `web_search_20250305`) are left out of the prompt and reported in `X-AFM-Warnings`.
+class MessagesClientTool:
+    """A client tool: `name`, `description` and the JSON Schema of its `input`.
 
-        Attributes:
-            name (str):
-            type_ (None | str | Unset): `custom` (or absent) for a client tool.
-            description (str | Unset):
-            input_schema (MessagesToolInputSchema | Unset): JSON Schema of the tool's `input` object; enforced when the tool
-                is forced.
-            defer_loading (bool | Unset): Kept out of the prompt until a `tool_reference` block names the tool.
-            cache_control (MessagesCacheControlType0 | None | Unset): Prompt-caching breakpoint; accepted and ignored (the
-                prefix cache needs no hints).
+    Attributes:
+        name (str):
+        input_schema (MessagesClientToolInputSchema): JSON Schema of the tool's `input` object; enforced when the tool
+            is forced.
+        type_ (MessagesClientToolTypeType1 | MessagesClientToolTypeType2Type1 | MessagesClientToolTypeType3Type1 | None
+            | Unset): `custom` (or absent) for a client tool.
+        description (str | Unset):
+        defer_loading (bool | Unset): Kept out of the prompt until a `tool_reference` block names the tool.
+        cache_control (MessagesCacheControlType0 | None | Unset): Prompt-caching breakpoint; accepted and ignored (the
+            prefix cache needs no hints).
     """
 
     name: str
-    type_: None | str | Unset = UNSET
+    input_schema: MessagesClientToolInputSchema
+    type_: (
+        MessagesClientToolTypeType1 | MessagesClientToolTypeType2Type1 | MessagesClientToolTypeType3Type1 | None | Unset
+    ) = UNSET
     description: str | Unset = UNSET
-    input_schema: MessagesToolInputSchema | Unset = UNSET
     defer_loading: bool | Unset = UNSET
     cache_control: MessagesCacheControlType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -46,17 +50,21 @@ class MessagesTool:
 
         name = self.name
 
+        input_schema = self.input_schema.to_dict()
+
         type_: None | str | Unset
         if isinstance(self.type_, Unset):
             type_ = UNSET
+        elif isinstance(self.type_, MessagesClientToolTypeType1):
+            type_ = self.type_.value
+        elif isinstance(self.type_, MessagesClientToolTypeType2Type1):
+            type_ = self.type_.value
+        elif isinstance(self.type_, MessagesClientToolTypeType3Type1):
+            type_ = self.type_.value
         else:
             type_ = self.type_
 
         description = self.description
-
-        input_schema: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.input_schema, Unset):
-            input_schema = self.input_schema.to_dict()
 
         defer_loading = self.defer_loading
 
@@ -73,14 +81,13 @@ class MessagesTool:
         field_dict.update(
             {
                 "name": name,
+                "input_schema": input_schema,
             }
         )
         if type_ is not UNSET:
             field_dict["type"] = type_
         if description is not UNSET:
             field_dict["description"] = description
-        if input_schema is not UNSET:
-            field_dict["input_schema"] = input_schema
         if defer_loading is not UNSET:
             field_dict["defer_loading"] = defer_loading
         if cache_control is not UNSET:
@@ -91,28 +98,62 @@ class MessagesTool:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.messages_cache_control_type_0 import MessagesCacheControlType0  # noqa: PLC0415
-        from ..models.messages_tool_input_schema import MessagesToolInputSchema  # noqa: PLC0415
+        from ..models.messages_client_tool_input_schema import MessagesClientToolInputSchema  # noqa: PLC0415
 
         d = dict(src_dict)
         name = d.pop("name")
 
-        def _parse_type_(data: object) -> None | str | Unset:
+        input_schema = MessagesClientToolInputSchema.from_dict(d.pop("input_schema"))
+
+        def _parse_type_(
+            data: object,
+        ) -> (
+            MessagesClientToolTypeType1
+            | MessagesClientToolTypeType2Type1
+            | MessagesClientToolTypeType3Type1
+            | None
+            | Unset
+        ):
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                type_type_1 = MessagesClientToolTypeType1(data)
+
+                return type_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                type_type_2_type_1 = MessagesClientToolTypeType2Type1(data)
+
+                return type_type_2_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                type_type_3_type_1 = MessagesClientToolTypeType3Type1(data)
+
+                return type_type_3_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                MessagesClientToolTypeType1
+                | MessagesClientToolTypeType2Type1
+                | MessagesClientToolTypeType3Type1
+                | None
+                | Unset,
+                data,
+            )
 
         type_ = _parse_type_(d.pop("type", UNSET))
 
         description = d.pop("description", UNSET)
-
-        _input_schema = d.pop("input_schema", UNSET)
-        input_schema: MessagesToolInputSchema | Unset
-        if isinstance(_input_schema, Unset):
-            input_schema = UNSET
-        else:
-            input_schema = MessagesToolInputSchema.from_dict(_input_schema)
 
         defer_loading = d.pop("defer_loading", UNSET)
 
@@ -133,17 +174,17 @@ class MessagesTool:
 
         cache_control = _parse_cache_control(d.pop("cache_control", UNSET))
 
-        messages_tool = cls(
+        messages_client_tool = cls(
             name=name,
+            input_schema=input_schema,
             type_=type_,
             description=description,
-            input_schema=input_schema,
             defer_loading=defer_loading,
             cache_control=cache_control,
         )
 
-        messages_tool.additional_properties = d
-        return messages_tool
+        messages_client_tool.additional_properties = d
+        return messages_client_tool
 
     @property
     def additional_keys(self) -> list[str]:

@@ -6,54 +6,29 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
-T = TypeVar("T", bound="ResponseNamedToolChoice")
+T = TypeVar("T", bound="ResponseFunctionToolParametersType0")
 
 
 @_attrs_define
-class ResponseNamedToolChoice:
-    """
-    Attributes:
-        type_ (str):
-        name (str | Unset):
-    """
+class ResponseFunctionToolParametersType0:
+    """JSON Schema of the arguments object."""
 
-    type_: str
-    name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_
-
-        name = self.name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update(
-            {
-                "type": type_,
-            }
-        )
-        if name is not UNSET:
-            field_dict["name"] = name
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = d.pop("type")
+        response_function_tool_parameters_type_0 = cls()
 
-        name = d.pop("name", UNSET)
-
-        response_named_tool_choice = cls(
-            type_=type_,
-            name=name,
-        )
-
-        response_named_tool_choice.additional_properties = d
-        return response_named_tool_choice
+        response_function_tool_parameters_type_0.additional_properties = d
+        return response_function_tool_parameters_type_0
 
     @property
     def additional_keys(self) -> list[str]:

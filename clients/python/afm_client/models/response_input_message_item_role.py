@@ -1,7 +1,7 @@
 from enum import StrEnum
 
 
-class ResponseInputItemRole(StrEnum):
+class ResponseInputMessageItemRole(StrEnum):
     ASSISTANT = "assistant"
     DEVELOPER = "developer"
     SYSTEM = "system"

@@ -1,10 +1,8 @@
 from enum import StrEnum
 
 
-class MessagesMessageParamRole(StrEnum):
-    ASSISTANT = "assistant"
+class MessagesSystemMessageParamRole(StrEnum):
     SYSTEM = "system"
-    USER = "user"
 
     def __str__(self) -> str:
         return str(self.value)

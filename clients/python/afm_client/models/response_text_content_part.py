@@ -6,29 +6,53 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ResponseToolParametersType0")
+from ..models.response_text_content_part_type import ResponseTextContentPartType
+
+T = TypeVar("T", bound="ResponseTextContentPart")
 
 
 @_attrs_define
-class ResponseToolParametersType0:
-    """JSON Schema of the arguments object."""
+class ResponseTextContentPart:
+    """
+    Attributes:
+        type_ (ResponseTextContentPartType):
+        text (str):
+    """
 
+    type_: ResponseTextContentPartType
+    text: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        type_ = self.type_.value
+
+        text = self.text
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "type": type_,
+                "text": text,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        response_tool_parameters_type_0 = cls()
+        type_ = ResponseTextContentPartType(d.pop("type"))
 
-        response_tool_parameters_type_0.additional_properties = d
-        return response_tool_parameters_type_0
+        text = d.pop("text")
+
+        response_text_content_part = cls(
+            type_=type_,
+            text=text,
+        )
+
+        response_text_content_part.additional_properties = d
+        return response_text_content_part
 
     @property
     def additional_keys(self) -> list[str]:

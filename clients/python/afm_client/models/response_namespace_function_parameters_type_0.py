@@ -6,56 +6,29 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
-T = TypeVar("T", bound="ResponseContentPart")
+T = TypeVar("T", bound="ResponseNamespaceFunctionParametersType0")
 
 
 @_attrs_define
-class ResponseContentPart:
-    """A content part: `input_text`, `output_text`, `reasoning_text` or `summary_text` with `text`. Image and file parts
-    get 400.
+class ResponseNamespaceFunctionParametersType0:
+    """JSON Schema of the arguments object."""
 
-        Attributes:
-            type_ (str):
-            text (str | Unset):
-    """
-
-    type_: str
-    text: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_
-
-        text = self.text
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update(
-            {
-                "type": type_,
-            }
-        )
-        if text is not UNSET:
-            field_dict["text"] = text
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = d.pop("type")
+        response_namespace_function_parameters_type_0 = cls()
 
-        text = d.pop("text", UNSET)
-
-        response_content_part = cls(
-            type_=type_,
-            text=text,
-        )
-
-        response_content_part.additional_properties = d
-        return response_content_part
+        response_namespace_function_parameters_type_0.additional_properties = d
+        return response_namespace_function_parameters_type_0
 
     @property
     def additional_keys(self) -> list[str]:

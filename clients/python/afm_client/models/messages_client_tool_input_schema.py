@@ -6,11 +6,13 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ResponseToolToolsItem")
+T = TypeVar("T", bound="MessagesClientToolInputSchema")
 
 
 @_attrs_define
-class ResponseToolToolsItem:
+class MessagesClientToolInputSchema:
+    """JSON Schema of the tool's `input` object; enforced when the tool is forced."""
+
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -23,10 +25,10 @@ class ResponseToolToolsItem:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        response_tool_tools_item = cls()
+        messages_client_tool_input_schema = cls()
 
-        response_tool_tools_item.additional_properties = d
-        return response_tool_tools_item
+        messages_client_tool_input_schema.additional_properties = d
+        return messages_client_tool_input_schema
 
     @property
     def additional_keys(self) -> list[str]:

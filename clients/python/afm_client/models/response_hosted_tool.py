@@ -6,29 +6,44 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="MessagesToolInputSchema")
+T = TypeVar("T", bound="ResponseHostedTool")
 
 
 @_attrs_define
-class MessagesToolInputSchema:
-    """JSON Schema of the tool's `input` object; enforced when the tool is forced."""
+class ResponseHostedTool:
+    """A hosted tool (`web_search`, `file_search`, `code_interpreter`, `mcp`, ...); its other fields are accepted.
 
+    Attributes:
+        type_ (str):
+    """
+
+    type_: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        type_ = self.type_
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "type": type_,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        messages_tool_input_schema = cls()
+        type_ = d.pop("type")
 
-        messages_tool_input_schema.additional_properties = d
-        return messages_tool_input_schema
+        response_hosted_tool = cls(
+            type_=type_,
+        )
+
+        response_hosted_tool.additional_properties = d
+        return response_hosted_tool
 
     @property
     def additional_keys(self) -> list[str]:

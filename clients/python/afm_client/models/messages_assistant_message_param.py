@@ -6,37 +6,34 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.messages_message_param_role import MessagesMessageParamRole
+from ..models.messages_assistant_message_param_role import MessagesAssistantMessageParamRole
 
 if TYPE_CHECKING:
     from ..models.messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam
     from ..models.messages_text_block_param import MessagesTextBlockParam
     from ..models.messages_thinking_block_param import MessagesThinkingBlockParam
-    from ..models.messages_tool_result_block_param import MessagesToolResultBlockParam
     from ..models.messages_tool_use_block_param import MessagesToolUseBlockParam
     from ..models.messages_unsupported_block_param import MessagesUnsupportedBlockParam
 
 
-T = TypeVar("T", bound="MessagesMessageParam")
+T = TypeVar("T", bound="MessagesAssistantMessageParam")
 
 
 @_attrs_define
-class MessagesMessageParam:
+class MessagesAssistantMessageParam:
     """
     Attributes:
-        role (MessagesMessageParamRole): `system` turns (Claude Code sends them) are rendered as system turns.
+        role (MessagesAssistantMessageParamRole):
         content (list[MessagesRedactedThinkingBlockParam | MessagesTextBlockParam | MessagesThinkingBlockParam |
-            MessagesToolResultBlockParam | MessagesToolUseBlockParam | MessagesUnsupportedBlockParam] | str): Text, or
-            content blocks.
+            MessagesToolUseBlockParam | MessagesUnsupportedBlockParam] | str): Text, or content blocks.
     """
 
-    role: MessagesMessageParamRole
+    role: MessagesAssistantMessageParamRole
     content: (
         list[
             MessagesRedactedThinkingBlockParam
             | MessagesTextBlockParam
             | MessagesThinkingBlockParam
-            | MessagesToolResultBlockParam
             | MessagesToolUseBlockParam
             | MessagesUnsupportedBlockParam
         ]
@@ -48,7 +45,6 @@ class MessagesMessageParam:
         from ..models.messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
         from ..models.messages_thinking_block_param import MessagesThinkingBlockParam  # noqa: PLC0415
-        from ..models.messages_tool_result_block_param import MessagesToolResultBlockParam  # noqa: PLC0415
         from ..models.messages_tool_use_block_param import MessagesToolUseBlockParam  # noqa: PLC0415
 
         role = self.role.value
@@ -61,8 +57,6 @@ class MessagesMessageParam:
                 if isinstance(content_type_1_item_data, MessagesTextBlockParam):
                     content_type_1_item = content_type_1_item_data.to_dict()
                 elif isinstance(content_type_1_item_data, MessagesToolUseBlockParam):
-                    content_type_1_item = content_type_1_item_data.to_dict()
-                elif isinstance(content_type_1_item_data, MessagesToolResultBlockParam):
                     content_type_1_item = content_type_1_item_data.to_dict()
                 elif isinstance(content_type_1_item_data, MessagesThinkingBlockParam):
                     content_type_1_item = content_type_1_item_data.to_dict()
@@ -92,12 +86,11 @@ class MessagesMessageParam:
         from ..models.messages_redacted_thinking_block_param import MessagesRedactedThinkingBlockParam  # noqa: PLC0415
         from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
         from ..models.messages_thinking_block_param import MessagesThinkingBlockParam  # noqa: PLC0415
-        from ..models.messages_tool_result_block_param import MessagesToolResultBlockParam  # noqa: PLC0415
         from ..models.messages_tool_use_block_param import MessagesToolUseBlockParam  # noqa: PLC0415
         from ..models.messages_unsupported_block_param import MessagesUnsupportedBlockParam  # noqa: PLC0415
 
         d = dict(src_dict)
-        role = MessagesMessageParamRole(d.pop("role"))
+        role = MessagesAssistantMessageParamRole(d.pop("role"))
 
         def _parse_content(
             data: object,
@@ -106,7 +99,6 @@ class MessagesMessageParam:
                 MessagesRedactedThinkingBlockParam
                 | MessagesTextBlockParam
                 | MessagesThinkingBlockParam
-                | MessagesToolResultBlockParam
                 | MessagesToolUseBlockParam
                 | MessagesUnsupportedBlockParam
             ]
@@ -125,67 +117,56 @@ class MessagesMessageParam:
                         MessagesRedactedThinkingBlockParam
                         | MessagesTextBlockParam
                         | MessagesThinkingBlockParam
-                        | MessagesToolResultBlockParam
                         | MessagesToolUseBlockParam
                         | MessagesUnsupportedBlockParam
                     ):
                         try:
                             if not isinstance(data, dict):
                                 raise TypeError()
-                            componentsschemas_messages_content_block_param_type_0 = MessagesTextBlockParam.from_dict(
+                            componentsschemas_messages_assistant_block_param_type_0 = MessagesTextBlockParam.from_dict(
                                 data
                             )
 
-                            return componentsschemas_messages_content_block_param_type_0
+                            return componentsschemas_messages_assistant_block_param_type_0
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
                         try:
                             if not isinstance(data, dict):
                                 raise TypeError()
-                            componentsschemas_messages_content_block_param_type_1 = MessagesToolUseBlockParam.from_dict(
-                                data
+                            componentsschemas_messages_assistant_block_param_type_1 = (
+                                MessagesToolUseBlockParam.from_dict(data)
                             )
 
-                            return componentsschemas_messages_content_block_param_type_1
+                            return componentsschemas_messages_assistant_block_param_type_1
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
                         try:
                             if not isinstance(data, dict):
                                 raise TypeError()
-                            componentsschemas_messages_content_block_param_type_2 = (
-                                MessagesToolResultBlockParam.from_dict(data)
-                            )
-
-                            return componentsschemas_messages_content_block_param_type_2
-                        except (TypeError, ValueError, AttributeError, KeyError):
-                            pass
-                        try:
-                            if not isinstance(data, dict):
-                                raise TypeError()
-                            componentsschemas_messages_content_block_param_type_3 = (
+                            componentsschemas_messages_assistant_block_param_type_2 = (
                                 MessagesThinkingBlockParam.from_dict(data)
                             )
 
-                            return componentsschemas_messages_content_block_param_type_3
+                            return componentsschemas_messages_assistant_block_param_type_2
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
                         try:
                             if not isinstance(data, dict):
                                 raise TypeError()
-                            componentsschemas_messages_content_block_param_type_4 = (
+                            componentsschemas_messages_assistant_block_param_type_3 = (
                                 MessagesRedactedThinkingBlockParam.from_dict(data)
                             )
 
-                            return componentsschemas_messages_content_block_param_type_4
+                            return componentsschemas_messages_assistant_block_param_type_3
                         except (TypeError, ValueError, AttributeError, KeyError):
                             pass
                         if not isinstance(data, dict):
                             raise TypeError()
-                        componentsschemas_messages_content_block_param_type_5 = MessagesUnsupportedBlockParam.from_dict(
-                            data
+                        componentsschemas_messages_assistant_block_param_type_4 = (
+                            MessagesUnsupportedBlockParam.from_dict(data)
                         )
 
-                        return componentsschemas_messages_content_block_param_type_5
+                        return componentsschemas_messages_assistant_block_param_type_4
 
                     content_type_1_item = _parse_content_type_1_item(content_type_1_item_data)
 
@@ -199,7 +180,6 @@ class MessagesMessageParam:
                     MessagesRedactedThinkingBlockParam
                     | MessagesTextBlockParam
                     | MessagesThinkingBlockParam
-                    | MessagesToolResultBlockParam
                     | MessagesToolUseBlockParam
                     | MessagesUnsupportedBlockParam
                 ]
@@ -209,13 +189,13 @@ class MessagesMessageParam:
 
         content = _parse_content(d.pop("content"))
 
-        messages_message_param = cls(
+        messages_assistant_message_param = cls(
             role=role,
             content=content,
         )
 
-        messages_message_param.additional_properties = d
-        return messages_message_param
+        messages_assistant_message_param.additional_properties = d
+        return messages_assistant_message_param
 
     @property
     def additional_keys(self) -> list[str]:

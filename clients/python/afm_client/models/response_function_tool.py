@@ -6,52 +6,40 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.response_function_tool_type import ResponseFunctionToolType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0
-    from ..models.response_tool_tools_item import ResponseToolToolsItem
+    from ..models.response_function_tool_parameters_type_0 import ResponseFunctionToolParametersType0
 
 
-T = TypeVar("T", bound="ResponseTool")
+T = TypeVar("T", bound="ResponseFunctionTool")
 
 
 @_attrs_define
-class ResponseTool:
-    """A function tool (`name`, `parameters`, `strict`), or a `namespace` (`name`,
-    `description`, `tools`: function tools). Other types are left out of the prompt and
-    reported in `X-AFM-Warnings`.
-
-        Attributes:
-            type_ (str):
-            name (str | Unset):
-            tools (list[ResponseToolToolsItem] | Unset): A namespace's function tools.
-            description (None | str | Unset):
-            parameters (None | ResponseToolParametersType0 | Unset): JSON Schema of the arguments object.
-            strict (bool | None | Unset): Arguments must validate against `parameters`; enforced by the grammar engine.
+class ResponseFunctionTool:
+    """
+    Attributes:
+        type_ (ResponseFunctionToolType):
+        name (str):
+        description (None | str | Unset):
+        parameters (None | ResponseFunctionToolParametersType0 | Unset): JSON Schema of the arguments object.
+        strict (bool | None | Unset): Arguments must validate against `parameters`; enforced by the grammar engine.
     """
 
-    type_: str
-    name: str | Unset = UNSET
-    tools: list[ResponseToolToolsItem] | Unset = UNSET
+    type_: ResponseFunctionToolType
+    name: str
     description: None | str | Unset = UNSET
-    parameters: None | ResponseToolParametersType0 | Unset = UNSET
+    parameters: None | ResponseFunctionToolParametersType0 | Unset = UNSET
     strict: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0  # noqa: PLC0415
+        from ..models.response_function_tool_parameters_type_0 import ResponseFunctionToolParametersType0  # noqa: PLC0415
 
-        type_ = self.type_
+        type_ = self.type_.value
 
         name = self.name
-
-        tools: list[dict[str, Any]] | Unset = UNSET
-        if not isinstance(self.tools, Unset):
-            tools = []
-            for tools_item_data in self.tools:
-                tools_item = tools_item_data.to_dict()
-                tools.append(tools_item)
 
         description: None | str | Unset
         if isinstance(self.description, Unset):
@@ -62,7 +50,7 @@ class ResponseTool:
         parameters: dict[str, Any] | None | Unset
         if isinstance(self.parameters, Unset):
             parameters = UNSET
-        elif isinstance(self.parameters, ResponseToolParametersType0):
+        elif isinstance(self.parameters, ResponseFunctionToolParametersType0):
             parameters = self.parameters.to_dict()
         else:
             parameters = self.parameters
@@ -78,12 +66,9 @@ class ResponseTool:
         field_dict.update(
             {
                 "type": type_,
+                "name": name,
             }
         )
-        if name is not UNSET:
-            field_dict["name"] = name
-        if tools is not UNSET:
-            field_dict["tools"] = tools
         if description is not UNSET:
             field_dict["description"] = description
         if parameters is not UNSET:
@@ -95,22 +80,12 @@ class ResponseTool:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0  # noqa: PLC0415
-        from ..models.response_tool_tools_item import ResponseToolToolsItem  # noqa: PLC0415
+        from ..models.response_function_tool_parameters_type_0 import ResponseFunctionToolParametersType0  # noqa: PLC0415
 
         d = dict(src_dict)
-        type_ = d.pop("type")
+        type_ = ResponseFunctionToolType(d.pop("type"))
 
-        name = d.pop("name", UNSET)
-
-        _tools = d.pop("tools", UNSET)
-        tools: list[ResponseToolToolsItem] | Unset = UNSET
-        if _tools is not UNSET:
-            tools = []
-            for tools_item_data in _tools:
-                tools_item = ResponseToolToolsItem.from_dict(tools_item_data)
-
-                tools.append(tools_item)
+        name = d.pop("name")
 
         def _parse_description(data: object) -> None | str | Unset:
             if data is None:
@@ -121,7 +96,7 @@ class ResponseTool:
 
         description = _parse_description(d.pop("description", UNSET))
 
-        def _parse_parameters(data: object) -> None | ResponseToolParametersType0 | Unset:
+        def _parse_parameters(data: object) -> None | ResponseFunctionToolParametersType0 | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -129,12 +104,12 @@ class ResponseTool:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                parameters_type_0 = ResponseToolParametersType0.from_dict(data)
+                parameters_type_0 = ResponseFunctionToolParametersType0.from_dict(data)
 
                 return parameters_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | ResponseToolParametersType0 | Unset, data)
+            return cast(None | ResponseFunctionToolParametersType0 | Unset, data)
 
         parameters = _parse_parameters(d.pop("parameters", UNSET))
 
@@ -147,17 +122,16 @@ class ResponseTool:
 
         strict = _parse_strict(d.pop("strict", UNSET))
 
-        response_tool = cls(
+        response_function_tool = cls(
             type_=type_,
             name=name,
-            tools=tools,
             description=description,
             parameters=parameters,
             strict=strict,
         )
 
-        response_tool.additional_properties = d
-        return response_tool
+        response_function_tool.additional_properties = d
+        return response_function_tool
 
     @property
     def additional_keys(self) -> list[str]:

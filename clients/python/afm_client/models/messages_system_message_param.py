@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.messages_system_message_param_role import MessagesSystemMessageParamRole
+
+if TYPE_CHECKING:
+    from ..models.messages_text_block_param import MessagesTextBlockParam
+    from ..models.messages_unsupported_block_param import MessagesUnsupportedBlockParam
+
+
+T = TypeVar("T", bound="MessagesSystemMessageParam")
+
+
+@_attrs_define
+class MessagesSystemMessageParam:
+    """
+    Attributes:
+        role (MessagesSystemMessageParamRole):
+        content (list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str): Text, or text blocks.
+    """
+
+    role: MessagesSystemMessageParamRole
+    content: list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
+
+        role = self.role.value
+
+        content: list[dict[str, Any]] | str
+        if isinstance(self.content, list):
+            content = []
+            for content_type_1_item_data in self.content:
+                content_type_1_item: dict[str, Any]
+                if isinstance(content_type_1_item_data, MessagesTextBlockParam):
+                    content_type_1_item = content_type_1_item_data.to_dict()
+                else:
+                    content_type_1_item = content_type_1_item_data.to_dict()
+
+                content.append(content_type_1_item)
+
+        else:
+            content = self.content
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "role": role,
+                "content": content,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.messages_text_block_param import MessagesTextBlockParam  # noqa: PLC0415
+        from ..models.messages_unsupported_block_param import MessagesUnsupportedBlockParam  # noqa: PLC0415
+
+        d = dict(src_dict)
+        role = MessagesSystemMessageParamRole(d.pop("role"))
+
+        def _parse_content(data: object) -> list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str:
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                content_type_1 = []
+                _content_type_1 = data
+                for content_type_1_item_data in _content_type_1:
+
+                    def _parse_content_type_1_item(
+                        data: object,
+                    ) -> MessagesTextBlockParam | MessagesUnsupportedBlockParam:
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            componentsschemas_messages_system_block_param_type_0 = MessagesTextBlockParam.from_dict(
+                                data
+                            )
+
+                            return componentsschemas_messages_system_block_param_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        componentsschemas_messages_system_block_param_type_1 = MessagesUnsupportedBlockParam.from_dict(
+                            data
+                        )
+
+                        return componentsschemas_messages_system_block_param_type_1
+
+                    content_type_1_item = _parse_content_type_1_item(content_type_1_item_data)
+
+                    content_type_1.append(content_type_1_item)
+
+                return content_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[MessagesTextBlockParam | MessagesUnsupportedBlockParam] | str, data)
+
+        content = _parse_content(d.pop("content"))
+
+        messages_system_message_param = cls(
+            role=role,
+            content=content,
+        )
+
+        messages_system_message_param.additional_properties = d
+        return messages_system_message_param
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class ResponseNamespaceFunctionTypeType2Type1(StrEnum):
+    FUNCTION = "function"
+
+    def __str__(self) -> str:
+        return str(self.value)
