@@ -49,6 +49,8 @@ class Sequence:
     finished: bool = False
     error: str | None = None  # set when a per-row callback failed during a step
     pre_accepted: bool = False  # the last token already reached row state and grammar
+    spec_draft_tokens: int = 0  # drafted tokens verified (engine.speculative)
+    spec_accepted_tokens: int = 0  # of which the target accepted
 
     @property
     def prompt(self) -> list[int]:
