@@ -311,6 +311,7 @@ class EngineLoop:
             "peak_memory_bytes": self._peak_memory,
             "last_prefill_tokens_per_second": runner.last_prefill_tps,
             "last_decode_tokens_per_second": runner.last_decode_tps,
+            "speculative": self.speculator.method if self.speculator is not None else None,
         }
         if runner.channel is not None:
             self.stats.update(world_size=runner.channel.size, rank=runner.channel.rank,

@@ -64,7 +64,8 @@ NGRAM_MIN = 2  # shortest; a single-token match proposes too much noise
 
 
 class DraftModelError(ValueError):
-    """The draft model cannot serve the target (tokenizer or vocabulary mismatch)."""
+    """The draft model cannot serve the target (tokenizer mismatch, untrimmable cache); the
+    message says why, without naming the model."""
 
 
 def ngram_draft(tokens: list[int], k: int, n_max: int = NGRAM_MAX, n_min: int = NGRAM_MIN
@@ -103,8 +104,8 @@ class DraftModel:
         cpu_weights.prepare(model, weights_mode, what=source, sharded=False)
         check_compatible(tokenizer, target_tokenizer, source)
         if not can_trim_prompt_cache(make_prompt_cache(model)):
-            raise DraftModelError(f"--draft-model {source}: its KV cache cannot be rolled back "
-                                  "(not a plain attention model)")
+            raise DraftModelError("its KV cache cannot be rolled back (not a plain attention "
+                                  "model)")
         self.source = source
         self.model = model
         self.target_vocab = target_vocab
@@ -151,8 +152,8 @@ def check_compatible(draft_tok: Any, target_tok: Any, source: str) -> None:
     a = getattr(draft_tok, "_tokenizer", draft_tok)
     b = getattr(target_tok, "_tokenizer", target_tok)
     if a.get_vocab() != b.get_vocab():
-        raise DraftModelError(f"--draft-model {source}: its tokenizer differs from the model's "
-                              "(different vocabulary); use a draft of the same model family")
+        raise DraftModelError("its tokenizer differs from the model's (another vocabulary); "
+                              "use a draft model of the same family")
 
 
 class Speculator:
@@ -237,12 +238,7 @@ class Speculator:
         k = len(draft)
         inputs = mx.array([[seq.last_token, *draft]], dtype=mx.uint32)
         logits = runner.model(inputs, cache=runner.batch_cache)[0]  # [k + 1, V]
-        out = sample(logits, draft_rows(seq.row, draft))
-        mx.eval(out.arrays())
-        tokens = out.tokens.tolist()
-        accepted = 0
-        while accepted < k and int(tokens[accepted]) == draft[accepted]:
-            accepted += 1
+        out, accepted = verify(logits, seq.row, draft)
         trim_prompt_cache(runner.batch_cache, k - accepted)
         metrics.spec_draft_tokens.inc(k)
         metrics.spec_accepted_tokens.inc(accepted)
@@ -259,6 +255,22 @@ class Speculator:
         if seq.finished:
             runner._store_finished([seq], [0])
             runner.drop_rows([0])
+
+
+def verify(logits: mx.array, row: RowState, draft: list[int]) -> tuple[SampleOutput, int]:
+    """Sample the target's token at each of the ``k + 1`` positions of ``logits`` [k + 1, V]
+    (position j as if ``draft[:j]`` were generated) and count the accepted draft prefix.
+
+    Returns the evaluated sample (emit rows ``0..accepted``) and ``accepted``; see the module
+    docstring for why the emitted tokens follow the target distribution.
+    """
+    out = sample(logits, draft_rows(row, draft))
+    mx.eval(out.arrays())
+    tokens = out.tokens.tolist()
+    accepted = 0
+    while accepted < len(draft) and int(tokens[accepted]) == draft[accepted]:
+        accepted += 1
+    return out, accepted
 
 
 def draft_rows(row: RowState, draft: list[int]) -> list[RowState]:
