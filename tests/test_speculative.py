@@ -226,3 +226,41 @@ def test_draft_model_of_another_tokenizer_stops_start_up(tiny_model: Path,
     assert last.startswith(f"afm: --draft-model {smol} cannot draft for model") and (
         "tokenizer differs" in last), last
     assert json.dumps(last).count("\\n") == 0
+
+
+def test_draft_model_sampling_keeps_the_target_distribution() -> None:
+    """Standard speculative sampling (min(1, p/q), residual norm(max(0, p - q))) with drafts
+    drawn from a q unlike p: the first emitted token follows p0, the second (after a kept
+    draft token) follows p1; top-k truncation of p is respected."""
+    import mlx.core as mx
+
+    from engine.sampling import RowState
+    from engine.speculative import verify_sampled
+    from engine.types import SamplingParams
+
+    p0 = np.array([0.35, 0.25, 0.15, 0.1, 0.1, 0.05])
+    p1 = np.array([0.1, 0.2, 0.3, 0.25, 0.1, 0.05])
+    q0 = np.array([0.05, 0.5, 0.05, 0.2, 0.1, 0.1])
+    q1 = np.array([0.3, 0.1, 0.1, 0.1, 0.2, 0.2])
+    logits = mx.array(np.log(np.stack([p0, p1, p1])).astype(np.float32))
+    q = mx.array(np.stack([q0, q1]).astype(np.float32))
+    rng = np.random.default_rng(0)
+    n = 3000
+    first: Counter[int] = Counter()
+    second: Counter[int] = Counter()
+    for seed in range(n):
+        draft = [int(rng.choice(6, p=q0)), int(rng.choice(6, p=q1))]
+        params = SamplingParams(temperature=1.0, seed=seed, top_k=5)
+        out, accepted = verify_sampled(logits, RowState.create(params, [0], 6), draft, q)
+        tokens = out.tokens.tolist()
+        assert len(tokens) == accepted + 1 and tokens[:accepted] == draft[:accepted]
+        first[tokens[0]] += 1
+        if accepted >= 1:
+            second[tokens[1]] += 1
+    want0 = np.append(p0[:5], 0) / p0[:5].sum()  # top_k=5 drops the least likely token
+    want1 = np.append(p1[:5], 0) / p1[:5].sum()
+    got0 = np.array([first[i] for i in range(6)]) / n
+    got1 = np.array([second[i] for i in range(6)]) / sum(second.values())
+    assert first[5] == 0 and second[5] == 0
+    assert 0.5 * np.abs(got0 - want0).sum() < 0.03
+    assert 0.5 * np.abs(got1 - want1).sum() < 0.06
