@@ -212,6 +212,10 @@ def test_draft_model_greedy_identical(live_server: Callable[..., LiveServer],
     prof = profile(drafted, max_tokens=16)["afm_profile"]["speculative"]
     assert prof["method"] == "draft_model" and prof["draft_tokens"] > 0
     assert prof["acceptance_rate"] > 0.8
+    # sampled: q == p here, so min(1, p/q) keeps (nearly) every draft
+    r = profile(drafted, max_tokens=16, temperature=0.9, seed=3, top_p=0.9)
+    assert r["usage"]["completion_tokens"] == 16 or r["choices"][0]["finish_reason"] == "stop"
+    assert r["afm_profile"]["speculative"]["acceptance_rate"] > 0.8
 
 
 def test_draft_model_of_another_tokenizer_stops_start_up(tiny_model: Path,
