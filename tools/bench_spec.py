@@ -7,7 +7,7 @@ greedy, to ``afm serve`` started once per configuration on the same files:
 - with ``--llama``: ``llama-server`` on the same GGUF files, plain, ``--spec-type ngram-simple``
   and ``--spec-type draft-simple -md DRAFT`` (the peer rows).
 
-It prints a table: decode tok/s (the server's own ``timings.predicted_per_second``), the speed-up
+It prints a table, one row as each configuration finishes: decode tok/s (the server's own ``timings.predicted_per_second``), the speed-up
 over the same server's plain row, and the acceptance rate (afm: ``afm_profile.speculative``;
 llama-server: ``timings.draft_n_accepted / draft_n``). Each row is the best of ``--rounds``
 requests after one warm-up. Examples::
@@ -141,24 +141,22 @@ def main() -> int:
             rows.append(("llama draft", llama("--spec-type", "draft-simple", "-md", args.draft,
                                               "--spec-draft-n-max", k, "-td", "2")))
     only = {s.strip() for s in args.only.split(",") if s.strip()}
-    results = []
+    print(f"model {args.model}; draft {args.draft}; {args.tokens} tokens, greedy, c=1, "
+          f"{args.num_draft_tokens} draft tokens; prompt: {EDIT_FILE.name} + one rename\n")
+    print(f"{'row':<14}{'tok/s':>8}{'speed-up':>10}{'accept':>8}{'tokens':>8}  same text",
+          flush=True)
+    base: dict[str, dict[str, Any]] = {}
     for name, (cmd, port) in rows:
         if only and name not in only:
             continue
-        print(f"... {name}", file=sys.stderr, flush=True)
-        results.append(measure(name, cmd, port, args.tokens, args.rounds, log))
-    print(f"\nmodel {args.model}; draft {args.draft}; {args.tokens} tokens, greedy, c=1, "
-          f"{args.num_draft_tokens} draft tokens; prompt: {EDIT_FILE.name} + one rename\n")
-    print(f"{'row':<14}{'tok/s':>8}{'speed-up':>10}{'accept':>8}{'tokens':>8}  same text")
-    base: dict[str, dict[str, Any]] = {}
-    for r in results:
+        r = measure(name, cmd, port, args.tokens, args.rounds, log)
         server = r["name"].split()[0]
         base.setdefault(server, r)
         ref = base[server]
         rate = f"{r['rate']:.2f}" if r["rate"] is not None else "-"
         speed = r["tps"] / ref["tps"] if ref["tps"] else 0.0
         print(f"{r['name']:<14}{r['tps']:>8.1f}{speed:>9.2f}x{rate:>8}{r['tokens']:>8}  "
-              f"{r['text'] == ref['text']}")
+              f"{r['text'] == ref['text']}", flush=True)
     return 0
 
 
