@@ -9,8 +9,8 @@ greedy, to ``afm serve`` started once per configuration on the same files:
 
 It prints a table, one row as each configuration finishes: decode tok/s (the server's own
 ``timings.predicted_per_second``), the speed-up over the same server's plain row, and the
-acceptance rate (afm: ``afm_profile.speculative``; llama-server: ``timings.draft_n_accepted / draft_n``). Each row is the best of ``--rounds``
-requests after one warm-up. Examples::
+acceptance rate (afm: ``afm_profile.speculative``; llama-server: ``timings.draft_n_accepted /
+draft_n``). Each row is the best of ``--rounds`` requests after one warm-up. Examples::
 
     python tools/bench_spec.py --model /work/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
     python tools/bench_spec.py --model ~/.cache/afm/real/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
