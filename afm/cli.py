@@ -161,6 +161,16 @@ FLAGS: tuple[Flag, ...] = (
          "when the copy fits half of available memory (AFM_CPU_WEIGHTS_BUDGET bytes overrides); "
          "float32 always converts; native never does. Metal devices are untouched.",
          "throughput", default=S.cpu_weights, choices=("auto", "float32", "native")),
+    Flag(("--spec-ngram",), "spec_ngram",
+         "Speculative decoding by prompt lookup: draft tokens that followed the last n-gram "
+         "earlier in the prompt or output, verified in one forward (greedy-identical output; "
+         "c=1 only). Pays off when the output repeats the prompt (code edits).", "throughput",
+         action="store_true", default=False),
+    Flag(("--draft-model",), "draft_model",
+         "Speculative decoding with a small draft model of the same tokenizer (any source "
+         "--model takes); verified as --spec-ngram.", "throughput", metavar="SOURCE"),
+    Flag(("--num-draft-tokens",), "num_draft_tokens",
+         "Tokens drafted per speculative step.", "throughput", int, S.num_draft_tokens),
     Flag(("--shard-mode",), "shard_mode",
          "Under mlx.launch: tensor splits every layer across the ranks (model.shard()); "
          "pipeline gives each rank a run of whole layers (models with pipeline(), e.g. qwen2).",
@@ -346,6 +356,8 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
     prompt_cache_bytes = parse_size(ns.prompt_cache_size)  # ValueError says what is wrong
     if ns.kv_bits is not None and ns.kv_bits not in (4, 8):
         raise ValueError(f"--kv-bits must be 4 or 8 (got {ns.kv_bits})")
+    if ns.num_draft_tokens < 1:
+        raise ValueError("--num-draft-tokens must be at least 1")
     if ns.shutdown_timeout < 0:
         raise ValueError("--shutdown-timeout must be 0 (cancel at once) or more")
     return Settings(
@@ -391,6 +403,9 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         max_context=ns.max_context,
         cpu_weights=ns.cpu_weights,
         shard_mode=ns.shard_mode,
+        spec_ngram=ns.spec_ngram,
+        draft_model=ns.draft_model,
+        num_draft_tokens=ns.num_draft_tokens,
         embedding_models=list(ns.embedding_models or []),
         data_dir=ns.data_dir,
         batch_concurrency=ns.batch_concurrency,

@@ -75,6 +75,9 @@ def engine_config(entry: ModelEntry, settings: Settings) -> EngineConfig:
         cpu_weights=settings.cpu_weights,
         sharded=distributed.world_size() > 1,
         shard_mode=settings.shard_mode,
+        spec_ngram=settings.spec_ngram,
+        draft_model=resolve_model_path(settings.draft_model) if settings.draft_model else None,
+        num_draft_tokens=settings.num_draft_tokens,
     )
 
 

@@ -77,6 +77,8 @@ def serve(settings: Settings) -> None:
 
             for value in settings.models:  # each --model (NAME=SOURCE: its source)
                 check_model_source(parse_model_value(value)[1])
+            if settings.draft_model:
+                check_model_source(settings.draft_model)
             if chat_catalogue(settings.models, settings.models_dir)[0].source is None:
                 check_default_model()  # no model given: the real default, fetched once
         code = _run(settings, sock)
@@ -159,6 +161,13 @@ def _run(settings: Settings, sock: socket.socket) -> int:
             await state.stop()  # stop the engine thread before the process exits
             if isinstance(exc, StartupError) or not isinstance(exc, Exception):
                 raise
+            from engine.speculative import DraftModelError
+
+            cause = exc.__cause__ if isinstance(exc.__cause__, DraftModelError) else exc
+            if isinstance(cause, DraftModelError):
+                raise StartupError(EXIT_MODEL_LOAD, f"afm: --draft-model {settings.draft_model} "
+                                   f"cannot draft for model {settings.model or 'default'}: "
+                                   f"{cause}") from None
             if settings.log_level == "debug":
                 log.exception("model load failed")
             raise StartupError(EXIT_MODEL_LOAD, f"afm: model {settings.model or 'default'} "

@@ -83,6 +83,9 @@ class Settings:
     max_context: int = 0  # 0: each model's own context length
     cpu_weights: str = "auto"  # auto | float32 | native (engine.cpu_weights)
     shard_mode: str = "tensor"  # tensor | pipeline, under mlx.launch (engine.distributed)
+    spec_ngram: bool = False  # speculative decoding by prompt lookup (engine.speculative)
+    draft_model: str | None = None  # speculative decoding with this draft model (a source)
+    num_draft_tokens: int = 4
     # other surfaces
     embedding_models: list[str] = field(default_factory=list)
     data_dir: Path = field(default_factory=default_data_dir)

@@ -31,3 +31,7 @@ output stops there, which bounds each slot's KV cache.
     cpu_weights: str = "auto"  # engine.cpu_weights.MODES: float32 conversion on a CPU device
     sharded: bool = False  # load this rank's shard and run in lockstep (engine.distributed)
     shard_mode: str = "tensor"  # tensor (model.shard) | pipeline (model.model.pipeline)
+    # speculative decoding (engine.speculative): prompt lookup and/or a draft model
+    spec_ngram: bool = False
+    draft_model: str | None = None  # local folder or hub id, as ``model``
+    num_draft_tokens: int = 4

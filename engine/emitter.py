@@ -192,6 +192,8 @@ def request_stats(seq: Sequence, end: float) -> GenerationStats:
         prompt_time=(first - admitted) if seq.admitted else 0.0,
         completion_time=max(last - first, 0.0),
         peak_memory_gib=seq.peak_memory / _GIB,
+        spec_draft_tokens=seq.spec_draft_tokens,
+        spec_accepted_tokens=seq.spec_accepted_tokens,
     )
 
 

@@ -33,6 +33,7 @@ from engine.emitter import EventEmitter
 from engine.model_runner import ModelRunner
 from engine.scheduler import Scheduler
 from engine.sequence import Draining, QueueTimeout, Sequence
+from engine.speculative import Speculator
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ class EngineLoop:
         self.runner = ModelRunner(config)
         self.scheduler = Scheduler(config.concurrent, config.queue_timeout,
                                    config.prefill_step_size)
+        self.speculator = Speculator.create(self.runner)  # None unless --spec-ngram/--draft-model
         self.emitter = EventEmitter(self.runner.token_table, self.runner.eos_token_ids,
                                     self.runner.max_context, on_finished)
         self.stats: dict[str, Any] = {}
@@ -188,8 +190,11 @@ class EngineLoop:
     def guarded_decode(self) -> None:
         """One decode step; if the batched forward fails, its requests end with an error."""
         try:
-            self.runner.decode_step(self.emitter.on_tokens,
-                                    newcomers=bool(self.scheduler.prefilling))
+            newcomers = bool(self.scheduler.prefilling)
+            if self.speculator is not None:
+                self.speculator.decode(self.emitter.on_tokens, newcomers=newcomers)
+            else:
+                self.runner.decode_step(self.emitter.on_tokens, newcomers=newcomers)
         except Exception as exc:  # noqa: BLE001
             if self.runner.channel is not None:
                 raise  # sharded: the ranks may be out of step (see run)
@@ -306,6 +311,7 @@ class EngineLoop:
             "peak_memory_bytes": self._peak_memory,
             "last_prefill_tokens_per_second": runner.last_prefill_tps,
             "last_decode_tokens_per_second": runner.last_decode_tps,
+            "speculative": self.speculator.method if self.speculator is not None else None,
         }
         if runner.channel is not None:
             self.stats.update(world_size=runner.channel.size, rank=runner.channel.rank,

@@ -61,6 +61,12 @@ prefix_cache_queries = Counter(
 prefix_cache_hits = Counter(
     "afm:prefix_cache_hits", "Prompt tokens served from the prefix cache.", registry=REGISTRY
 )
+spec_draft_tokens = Counter(
+    "afm:spec_draft_tokens", "Speculative decoding: drafted tokens verified by the model.",
+    registry=REGISTRY)
+spec_accepted_tokens = Counter(
+    "afm:spec_accepted_tokens", "Speculative decoding: drafted tokens the model accepted.",
+    registry=REGISTRY)
 request_success = Counter(
     "afm:request_success",
     "Finished requests by finish reason.",

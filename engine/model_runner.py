@@ -321,7 +321,7 @@ class ModelRunner:
         self.batch_cache = None
         self._pending = None
 
-    def decode_step(self, emit: Emit, *, newcomers: bool) -> None:
+    def decode_step(self, emit: Emit, *, newcomers: bool, pipeline: bool = True) -> None:
         """One decode step for the batch, software-pipelined when the batch allows it.
 
         When no row needs its previous token before the next step can be built (no grammar,
@@ -329,7 +329,8 @@ class ModelRunner:
         it), step k+1 is launched with ``mx.async_eval`` from step k's still-lazy tokens *before*
         step k's tokens are turned into events, so Python work (detokenising, stop matching,
         event hand-off, the HTTP side) overlaps the model's compute. Rows that finish at step k
-        get one discarded extra step.
+        get one discarded extra step. ``pipeline=False`` launches nothing ahead (the next step
+        may be a speculative one, :mod:`engine.speculative`).
         """
         seqs = self.decoding
         self.max_decode_batch = max(self.max_decode_batch, len(seqs))
@@ -342,7 +343,7 @@ class ModelRunner:
             inputs = mx.array([[s.last_token] for s in seqs], dtype=mx.uint32)
             pending = (list(seqs), self._launch(seqs, inputs, ahead=0))
         p_seqs, p_out = pending
-        if self.channel is not None:
+        if self.channel is not None or not pipeline:
             pass  # sharded: no pipelining, every rank must run the same steps in order
         elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=True):
             self._pending = (list(seqs), self._launch(seqs, p_out.tokens[:, None], ahead=1))

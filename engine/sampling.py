@@ -123,20 +123,7 @@ def sample(
     B, V = logits.shape
     neg_inf = mx.array(-mx.inf, dtype=mx.float32)
 
-    if any(r.seen is not None for r in rows):
-        zeros = np.zeros(V, dtype=bool)
-        seen = mx.array(np.stack([_fit(r.seen, V) if r.seen is not None else zeros for r in rows]))
-        pen = mx.array([[r.params.repetition_penalty] for r in rows], dtype=mx.float32)
-        logits = mx.where(seen, mx.where(logits > 0, logits / pen, logits * pen), logits)
-
-    if any(r.counts is not None for r in rows):
-        zeros_f = np.zeros(V, dtype=np.float32)
-        counts = mx.array(
-            np.stack([_fit(r.counts, V) if r.counts is not None else zeros_f for r in rows])
-        )
-        presence = mx.array([[r.params.presence_penalty] for r in rows], dtype=mx.float32)
-        frequency = mx.array([[r.params.frequency_penalty] for r in rows], dtype=mx.float32)
-        logits = logits - presence * (counts > 0) - frequency * counts
+    logits = apply_penalties(logits, rows)
 
     if bitmask is not None and masked_rows is not None and any(masked_rows):
         allowed = unpack_bitmask(bitmask, V)
@@ -179,6 +166,26 @@ def sample(
         top_ids = mx.take_along_axis(ids, order, axis=-1)
         top_lp = mx.take_along_axis(vals, order, axis=-1) - lse
     return SampleOutput(tokens, chosen[:, 0], top_ids, top_lp)
+
+
+def apply_penalties(logits: mx.array, rows: list[RowState]) -> mx.array:
+    """Steps 1-2 of the module docstring on float32 ``logits`` [B, V]."""
+    V = logits.shape[-1]
+    if any(r.seen is not None for r in rows):
+        zeros = np.zeros(V, dtype=bool)
+        seen = mx.array(np.stack([_fit(r.seen, V) if r.seen is not None else zeros for r in rows]))
+        pen = mx.array([[r.params.repetition_penalty] for r in rows], dtype=mx.float32)
+        logits = mx.where(seen, mx.where(logits > 0, logits / pen, logits * pen), logits)
+
+    if any(r.counts is not None for r in rows):
+        zeros_f = np.zeros(V, dtype=np.float32)
+        counts = mx.array(
+            np.stack([_fit(r.counts, V) if r.counts is not None else zeros_f for r in rows])
+        )
+        presence = mx.array([[r.params.presence_penalty] for r in rows], dtype=mx.float32)
+        frequency = mx.array([[r.params.frequency_penalty] for r in rows], dtype=mx.float32)
+        logits = logits - presence * (counts > 0) - frequency * counts
+    return logits
 
 
 def _inverse_cdf(weights: mx.array, rows: list[RowState], ahead: int = 0) -> mx.array:

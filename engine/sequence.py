@@ -50,6 +50,8 @@ class Sequence:
     error: str | None = None  # set when a per-row callback failed during a step
     pre_accepted: bool = False  # the last token already reached row state and grammar
     hidden_token: bool = False  # a token the detokenizer drops (not the ending EOS) was made
+    spec_draft_tokens: int = 0  # drafted tokens verified (engine.speculative)
+    spec_accepted_tokens: int = 0  # of which the target accepted
 
     @property
     def prompt(self) -> list[int]:

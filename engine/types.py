@@ -81,6 +81,8 @@ class GenerationStats:
     prompt_time: float = 0.0  # seconds of prefill
     completion_time: float = 0.0  # seconds from first to last token
     peak_memory_gib: float = 0.0
+    spec_draft_tokens: int = 0  # speculative decoding: drafted tokens verified
+    spec_accepted_tokens: int = 0  # of which the model accepted
 
     @property
     def total_time(self) -> float:

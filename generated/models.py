@@ -396,6 +396,38 @@ class Timings(BaseModel):
     cache_n: int | None = None
 
 
+class Method(StrEnum):
+    """
+    How tokens are drafted.
+    """
+
+    NGRAM = 'ngram'
+    DRAFT_MODEL = 'draft_model'
+
+
+class SpeculativeProfile(BaseModel):
+    """
+    Speculative decoding for this request (`--spec-ngram`, `--draft-model`); null when the server does not speculate. Speculation runs while the request decodes alone (c=1) and has no grammar constraint; the counts are zero otherwise.
+    """
+
+    method: Method
+    """
+    How tokens are drafted.
+    """
+    draft_tokens: int
+    """
+    Drafted tokens the model verified.
+    """
+    accepted_tokens: int
+    """
+    Of those, the tokens the model accepted.
+    """
+    acceptance_rate: float | None = None
+    """
+    accepted_tokens / draft_tokens; null when nothing was drafted.
+    """
+
+
 class AfmProfileHost(BaseModel):
     """
     The host that ran the request.
@@ -2413,6 +2445,7 @@ class AfmProfile(BaseModel):
     host: AfmProfileHost | None = None
     cpu_weights: CpuWeights | None = None
     sharding: Sharding | None = None
+    speculative: SpeculativeProfile | None = None
     samples: list[AfmProfileSample] | None = None
     """
     Sampled series (`extended` only).

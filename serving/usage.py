@@ -52,6 +52,14 @@ def timings(stats: GenerationStats) -> dict[str, Any]:
     }
 
 
+def _speculative(method: str | None, stats: GenerationStats) -> dict[str, Any] | None:
+    drafted, accepted = stats.spec_draft_tokens, stats.spec_accepted_tokens
+    if method is None:
+        return None
+    return {"method": method, "draft_tokens": drafted, "accepted_tokens": accepted,
+            "acceptance_rate": round(accepted / drafted, 4) if drafted else None}
+
+
 def afm_profile(state: ModelContext, stats: GenerationStats, mode: str) -> dict[str, Any]:
     """The X-AFM-Profile payload; Apple-only measurements are null on this host."""
     from engine.blas import preload_fast_blas
@@ -79,6 +87,7 @@ def afm_profile(state: ModelContext, stats: GenerationStats, mode: str) -> dict[
                  "blas": blas},
         "cpu_weights": state.weights_choice(),
         "sharding": distributed.describe(),
+        "speculative": _speculative(engine_stats.get("speculative"), stats),
     }
     if mode == "extended":
         profile["samples"] = engine_stats.get("samples") or []

@@ -37,6 +37,8 @@ OTHER_TOOLS = {
     "--permission-mode": "claude",
     "--system-prompt": "claude",
     "--skip-git-repo-check": "codex exec",
+    "--draft": "tools/bench_spec.py",
+    "--llama": "tools/bench_spec.py",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 

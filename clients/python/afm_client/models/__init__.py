@@ -329,6 +329,8 @@ from .shard_rank_status import ShardRankStatus
 from .sharding_mode import ShardingMode
 from .sharding_status import ShardingStatus
 from .sharding_type_0 import ShardingType0
+from .speculative_profile_type_0 import SpeculativeProfileType0
+from .speculative_profile_type_0_method import SpeculativeProfileType0Method
 from .speech_request import SpeechRequest
 from .speech_request_response_format import SpeechRequestResponseFormat
 from .speech_request_stream_format import SpeechRequestStreamFormat
@@ -715,6 +717,8 @@ __all__ = (
     "ShardRank",
     "ShardRankRole",
     "ShardRankStatus",
+    "SpeculativeProfileType0",
+    "SpeculativeProfileType0Method",
     "SpeechRequest",
     "SpeechRequestResponseFormat",
     "SpeechRequestStreamFormat",

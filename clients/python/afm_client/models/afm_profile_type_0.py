@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..models.afm_profile_sample import AfmProfileSample
     from ..models.cpu_weights_type_0 import CpuWeightsType0
     from ..models.sharding_type_0 import ShardingType0
+    from ..models.speculative_profile_type_0 import SpeculativeProfileType0
 
 
 T = TypeVar("T", bound="AfmProfileType0")
@@ -39,6 +40,9 @@ class AfmProfileType0:
         sharding (None | ShardingType0 | Unset): The group of a sharded server (`afm serve` started by `mlx.launch`: one
             model split across `world_size` processes or hosts on MLX's distributed layer); null for a single-process server
             (world size 1).
+        speculative (None | SpeculativeProfileType0 | Unset): Speculative decoding for this request (`--spec-ngram`,
+            `--draft-model`); null when the server does not speculate. Speculation runs while the request decodes alone
+            (c=1) and has no grammar constraint; the counts are zero otherwise.
         samples (list[AfmProfileSample] | None | Unset): Sampled series (`extended` only).
     """
 
@@ -53,12 +57,14 @@ class AfmProfileType0:
     host: AfmProfileHost | Unset = UNSET
     cpu_weights: CpuWeightsType0 | None | Unset = UNSET
     sharding: None | ShardingType0 | Unset = UNSET
+    speculative: None | SpeculativeProfileType0 | Unset = UNSET
     samples: list[AfmProfileSample] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
         from ..models.sharding_type_0 import ShardingType0  # noqa: PLC0415
+        from ..models.speculative_profile_type_0 import SpeculativeProfileType0  # noqa: PLC0415
 
         object_: str | Unset = UNSET
         if not isinstance(self.object_, Unset):
@@ -126,6 +132,14 @@ class AfmProfileType0:
         else:
             sharding = self.sharding
 
+        speculative: dict[str, Any] | None | Unset
+        if isinstance(self.speculative, Unset):
+            speculative = UNSET
+        elif isinstance(self.speculative, SpeculativeProfileType0):
+            speculative = self.speculative.to_dict()
+        else:
+            speculative = self.speculative
+
         samples: list[dict[str, Any]] | None | Unset
         if isinstance(self.samples, Unset):
             samples = UNSET
@@ -163,6 +177,8 @@ class AfmProfileType0:
             field_dict["cpu_weights"] = cpu_weights
         if sharding is not UNSET:
             field_dict["sharding"] = sharding
+        if speculative is not UNSET:
+            field_dict["speculative"] = speculative
         if samples is not UNSET:
             field_dict["samples"] = samples
 
@@ -174,6 +190,7 @@ class AfmProfileType0:
         from ..models.afm_profile_sample import AfmProfileSample  # noqa: PLC0415
         from ..models.cpu_weights_type_0 import CpuWeightsType0  # noqa: PLC0415
         from ..models.sharding_type_0 import ShardingType0  # noqa: PLC0415
+        from ..models.speculative_profile_type_0 import SpeculativeProfileType0  # noqa: PLC0415
 
         d = dict(src_dict)
         _object_ = d.pop("object", UNSET)
@@ -287,6 +304,23 @@ class AfmProfileType0:
 
         sharding = _parse_sharding(d.pop("sharding", UNSET))
 
+        def _parse_speculative(data: object) -> None | SpeculativeProfileType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_speculative_profile_type_0 = SpeculativeProfileType0.from_dict(data)
+
+                return componentsschemas_speculative_profile_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SpeculativeProfileType0 | Unset, data)
+
+        speculative = _parse_speculative(d.pop("speculative", UNSET))
+
         def _parse_samples(data: object) -> list[AfmProfileSample] | None | Unset:
             if data is None:
                 return data
@@ -321,6 +355,7 @@ class AfmProfileType0:
             host=host,
             cpu_weights=cpu_weights,
             sharding=sharding,
+            speculative=speculative,
             samples=samples,
         )
 

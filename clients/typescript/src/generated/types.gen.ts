@@ -697,10 +697,33 @@ export type AfmProfile = {
     host?: AfmProfileHost;
     cpu_weights?: CpuWeights;
     sharding?: Sharding;
+    speculative?: SpeculativeProfile;
     /**
      * Sampled series (`extended` only).
      */
     samples?: Array<AfmProfileSample> | null;
+} | null;
+
+/**
+ * Speculative decoding for this request (`--spec-ngram`, `--draft-model`); null when the server does not speculate. Speculation runs while the request decodes alone (c=1) and has no grammar constraint; the counts are zero otherwise.
+ */
+export type SpeculativeProfile = {
+    /**
+     * How tokens are drafted.
+     */
+    method: 'ngram' | 'draft_model';
+    /**
+     * Drafted tokens the model verified.
+     */
+    draft_tokens: number;
+    /**
+     * Of those, the tokens the model accepted.
+     */
+    accepted_tokens: number;
+    /**
+     * accepted_tokens / draft_tokens; null when nothing was drafted.
+     */
+    acceptance_rate?: number | null;
 } | null;
 
 /**
