@@ -19,7 +19,7 @@ from connexion.exceptions import BadRequestProblem
 from connexion.json_schema import format_error_with_path
 from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator
 from jsonschema import ValidationError
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import best_match, by_relevance
 
 
 def _branch_values(branch: dict[str, Any], prop: str) -> list[Any]:
@@ -32,29 +32,78 @@ def _branch_values(branch: dict[str, Any], prop: str) -> list[Any]:
     return values
 
 
+TELLING_PROPERTIES = ("type", "role")
+"""Properties that tell a union's branches apart where the contract names no discriminator
+(a branch may also match every other value, as hosted tool types do)."""
+
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer",
+               float: "number"}
+
+
+def _implied_branch(branches: list[dict[str, Any]], instance: Any
+                    ) -> tuple[list[int], str | None]:
+    """For a union the contract gives no discriminator, the one branch the instance is meant
+    for, and the telling property when there is one: the branch of the instance's JSON type;
+    the branch whose enum of a telling property holds the value (or, when the value is absent,
+    the one branch that does not require it). ([], None) when none or several are."""
+    kind = _JSON_TYPES.get(type(instance))
+    typed = [i for i, b in enumerate(branches) if b.get("type") == kind]
+    if len(typed) == 1 and sum(1 for b in branches if "type" in b) == len(branches):
+        return typed, None
+    if not isinstance(instance, dict):
+        return [], None
+    for prop in TELLING_PROPERTIES:
+        told = [i for i, b in enumerate(branches) if prop in (b.get("properties") or {})]
+        if not told:
+            continue
+        if prop in instance:
+            value = instance[prop]
+            chosen = [i for i in told if value in _branch_values(branches[i], prop)]
+        else:
+            chosen = [i for i in told if prop not in (branches[i].get("required") or [])]
+        if len(chosen) == 1:
+            return chosen, prop
+        if not chosen and prop in instance and isinstance(instance[prop], str):
+            return [], prop
+    return [], None
+
+
 def refine(error: ValidationError) -> ValidationError:
-    """The most telling error under ``error``: through each discriminated ``oneOf``, the
+    """The most telling error under ``error``: through each union (a ``oneOf`` by its
+    discriminator, or a union the instance's type or ``type``/``role`` tells apart), the
     selected branch's own error."""
-    while error.validator == "oneOf" and isinstance(error.schema, dict):
-        prop = (error.schema.get("discriminator") or {}).get("propertyName")
-        if prop is None or not isinstance(error.instance, dict):
-            return error
-        if prop not in error.instance:
-            return ValidationError(f"{prop!r} is a required property",
-                                   path=deque(error.absolute_path))
-        value = error.instance[prop]
+    while error.validator in ("oneOf", "anyOf") and isinstance(error.schema, dict):
         branches = error.validator_value
-        chosen = [i for i, b in enumerate(branches) if value in _branch_values(b, prop)]
-        if not chosen:
-            allowed = [v for b in branches for v in _branch_values(b, prop)]
-            return ValidationError(f"{value!r} is not one of {allowed!r}",
-                                   path=deque([*error.absolute_path, prop]))
+        prop = (error.schema.get("discriminator") or {}).get("propertyName")
+        if prop is not None and not isinstance(error.instance, dict):
+            return error
+        if prop is None:  # a union without a discriminator: the branch the value is meant for
+            chosen, told = _implied_branch(branches, error.instance)
+            if not chosen and told is not None:
+                allowed = [v for b in branches for v in _branch_values(b, told)]
+                if allowed:
+                    return ValidationError(
+                        f"{error.instance[told]!r} is not one of {allowed!r}",
+                        path=deque([*error.absolute_path, told]))
+            if not chosen:
+                return error
+        else:
+            if prop not in error.instance:
+                return ValidationError(f"{prop!r} is a required property",
+                                       path=deque(error.absolute_path))
+            value = error.instance[prop]
+            chosen = [i for i, b in enumerate(branches) if value in _branch_values(b, prop)]
+            if not chosen:
+                allowed = [v for b in branches for v in _branch_values(b, prop)]
+                return ValidationError(f"{value!r} is not one of {allowed!r}",
+                                       path=deque([*error.absolute_path, prop]))
         inner = [e for e in error.context or [] if e.schema_path and
                  e.schema_path[0] == chosen[0]]
         if not inner:
             return error
-        error = best_match(inner)
-    return error
+        error = max(inner, key=by_relevance())  # this level's error: the loop goes deeper
+    return best_match([error]) if error.context else error
 
 
 def telling(errors: Iterable[ValidationError]) -> ValidationError | None:

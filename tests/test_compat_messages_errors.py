@@ -101,9 +101,10 @@ def test_server_tools_and_tool_rules(server: LiveServer) -> None:
                            "invalid_request_error")
     misplaced = {**GOOD, "messages": [{"role": "user", "content": [
         {"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]}
-    # the contract's blocks per role refuse it, naming the block
-    assert "'messages.0.content.0'" in assert_anthropic_error(post(server, misplaced), 400,
-                                                              "invalid_request_error")
+    # the contract's blocks per role refuse it, naming the block's type and what a user turn holds
+    message = assert_anthropic_error(post(server, misplaced), 400, "invalid_request_error")
+    assert message.startswith("'tool_use' is not one of ['text', 'tool_result'"), message
+    assert message.endswith("'messages.0.content.0.type'"), message
 
 
 @pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])
