@@ -124,6 +124,31 @@ def tiny_model() -> Path:
     return ensure_model("tiny")
 
 
+MAX_OTHER_SERVERS = int(os.environ.get("AFM_TEST_MAX_OTHER_SERVERS", "4"))
+"""Shared servers of other models than the tiny one (real weights: up to ~3 GiB each) kept
+running at once; starting one more stops the least recently used (24 GiB hold only so many)."""
+
+_TESTS_RUN = [0]
+_LAST_USE: dict[int, int] = {}  # id(LiveServer) -> the test count when it was last used
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Count tests, and note the shared servers each one takes as an argument."""
+    _TESTS_RUN[0] += 1
+    for value in getattr(item, "funcargs", {}).values():
+        if isinstance(value, LiveServer):
+            _LAST_USE[id(value)] = _TESTS_RUN[0]
+
+
+def _make_room(servers: dict[tuple[str, ...], LiveServer], tiny: str) -> None:
+    """Stop least recently used servers of other models until one more fits the bound."""
+    others = [k for k in servers if k[1] != tiny]
+    others.sort(key=lambda k: _LAST_USE.get(id(servers[k]), 0))
+    while len(others) >= MAX_OTHER_SERVERS:
+        servers.pop(others.pop(0)).stop()
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path
                 ) -> Iterator[Callable[..., LiveServer]]:
@@ -135,8 +160,11 @@ def live_server(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path
         args = ["--model", str(model or tiny_model), *flags]
         key = tuple(args)
         if key not in servers:
+            if args[1] != str(tiny_model):
+                _make_room(servers, str(tiny_model))
             base = tmp_path_factory.mktemp("afm-server")
             servers[key] = LiveServer(args, base / "data", base / "server.log").start()
+        _LAST_USE[id(servers[key])] = _TESTS_RUN[0]
         return servers[key]
 
     yield get
