@@ -65,7 +65,8 @@ def supports_prefix_cache(cache: list[Any]) -> bool:
                             or all(type(c) is QuantizedKVCache for c in cache))
 
 
-def _common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    """How many leading tokens two token arrays share."""
     m = min(a.shape[0], b.shape[0])
     if m == 0:
         return 0
@@ -99,7 +100,7 @@ class PrefixCache:
         query = np.asarray(tokens, dtype=np.int64)
         best_id, best_len = -1, 0
         for entry_id, entry in self._entries.items():
-            n = _common_prefix(entry.tokens, query)
+            n = common_prefix(entry.tokens, query)
             if n > best_len:
                 best_id, best_len = entry_id, n
         n = min(best_len, limit)
@@ -117,7 +118,7 @@ class PrefixCache:
             return False
         seq = np.asarray(tokens, dtype=np.int64)
         for entry_id, entry in list(self._entries.items()):
-            common = _common_prefix(entry.tokens, seq)
+            common = common_prefix(entry.tokens, seq)
             if common == n:  # already covered by an entry at least as long
                 self._entries.move_to_end(entry_id)
                 return False

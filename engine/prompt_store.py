@@ -33,7 +33,7 @@ import mlx.core as mx
 import numpy as np
 from mlx_lm.models.cache import KVCache, QuantizedKVCache, load_prompt_cache, save_prompt_cache
 
-from engine.prefix_cache import KV, restore
+from engine.prefix_cache import KV, common_prefix, restore
 
 log = logging.getLogger(__name__)
 
@@ -99,14 +99,6 @@ def _read_header(path: Path) -> dict[str, str]:
         header = json.loads(f.read(n))
     meta = header.get("__metadata__") or {}
     return {k.split(".", 1)[-1]: v for k, v in meta.items()}
-
-
-def _common_prefix(a: np.ndarray, b: np.ndarray) -> int:
-    m = min(a.shape[0], b.shape[0])
-    if m == 0:
-        return 0
-    diff = np.flatnonzero(a[:m] != b[:m])
-    return int(diff[0]) if diff.size else m
 
 
 @dataclass
@@ -189,7 +181,7 @@ class PromptStore:
         """Length of the longest prefix of ``tokens`` some entry holds (no loading)."""
         query = np.asarray(tokens, dtype=np.int64)
         with self._lock:
-            return max((_common_prefix(e.tokens, query) for e in self._entries.values()),
+            return max((common_prefix(e.tokens, query) for e in self._entries.values()),
                        default=0)
 
     def lookup(self, tokens: list[int], limit: int, better_than: int = 0
@@ -198,7 +190,7 @@ class PromptStore:
         reused) when it beats ``better_than``: (count, fresh caches) or (0, None)."""
         query = np.asarray(tokens, dtype=np.int64)
         with self._lock:
-            scored = [(_common_prefix(e.tokens, query), e) for e in self._entries.values()]
+            scored = [(common_prefix(e.tokens, query), e) for e in self._entries.values()]
         scored = [(min(n, limit), e) for n, e in scored if min(n, limit) > better_than]
         for n, entry in sorted(scored, key=lambda s: -s[0]):
             cache = self._load(entry)
@@ -267,7 +259,7 @@ class PromptStore:
                 batch.append(more)
             keep = [b for i, b in enumerate(batch)
                     if not any(j != i and o[0].shape[0] >= b[0].shape[0]
-                               and _common_prefix(o[0], b[0]) == b[0].shape[0]
+                               and common_prefix(o[0], b[0]) == b[0].shape[0]
                                and (o[0].shape[0] > b[0].shape[0] or j > i)
                                for j, o in enumerate(batch))]
             for tokens, keys, values, quant in keep:
@@ -284,7 +276,7 @@ class PromptStore:
         n = tokens.shape[0]
         with self._lock:
             for e in self._entries.values():
-                if e.tokens.shape[0] >= n and _common_prefix(e.tokens, tokens) == n:
+                if e.tokens.shape[0] >= n and common_prefix(e.tokens, tokens) == n:
                     return  # already on disk
         name = hashlib.sha256(tokens.astype("<i4").tobytes()).hexdigest()[:32] + _SUFFIX
         meta = {"afm_format": FORMAT, "afm_model": self.identity,
@@ -309,7 +301,7 @@ class PromptStore:
         with self._lock:
             for other in list(self._entries.values()):  # entries this one extends
                 m = other.tokens.shape[0]
-                if m < n and _common_prefix(other.tokens, tokens) == m:
+                if m < n and common_prefix(other.tokens, tokens) == m:
                     self._entries.pop(other.path.name)
                     other.path.unlink(missing_ok=True)
             self._entries[name] = _Entry(tokens, final, size, time.time())
