@@ -240,13 +240,15 @@ def use_native_ops(choice: WeightsChoice) -> None:
 def use_decode_layers(model: nn.Module, choice: WeightsChoice) -> None:
     """After fusion and the native ops: decode steps' attention and MLP as a few native ops a
     layer (``engine.decode_layers``); the choice's reason says so."""
-    from engine import decode_layers, fast_ops
+    from engine import decode_layers, decode_stack, fast_ops
 
     if not _is_cpu() or not fast_ops.installed():
         return
     count = decode_layers.install(model)
     if count:
         choice.reason += f"; decode attention and MLP as native layer ops ({count} modules)"
+        if decode_stack.install(model):
+            choice.reason += "; a decode step's layers as one native op"
 
 
 def prepare(model: nn.Module, mode: str = "auto", what: str = "model", *,

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "decode_stack.h"
 #include "fast_ops.h"
 #include "qmm_ops.h"
 #include "sgemm_ops.h"
@@ -57,6 +58,12 @@ NB_MODULE(_afm_qmm, m) {
   m.def("set_blas_rows", &afm::set_blas_rows, "rows"_a,
         "Rows of x from which 'auto' quantized matmuls take the BLAS tile path (0: never).");
   m.def("blas_rows", &afm::blas_rows, "Rows of x from which the BLAS tile path runs.");
+  m.def("set_row_threads", &afm::set_row_threads, "n"_a,
+        "Threads for one-row quantized matmuls (decode at batch 1; at most the threads per call).");
+  m.def("row_threads", &afm::row_threads, "Threads for one-row quantized matmuls.");
+  m.def("set_pool_spin_us", &afm::set_pool_spin_us, "us"_a,
+        "Microseconds an idle pool worker polls for the next call before it sleeps (0: sleep).");
+  m.def("pool_spin_us", &afm::pool_spin_us, "Microseconds an idle pool worker polls.");
   m.def("set_pool_generation", &afm::set_pool_generation, "generation"_a,
         "Test hook: set the thread pool's call counter (its 32-bit wrap).");
   m.def("pool_generation", &afm::pool_generation, "The thread pool's call counter.");
@@ -87,6 +94,42 @@ NB_MODULE(_afm_qmm, m) {
         "rope_scale"_a,
         "One query per row: RoPE of src's query columns, attention over rows [start[b], n_keys) "
         "of the KV buffers; [B, 1, n_heads * D].");
+  m.def(
+      "decode_stack",
+      [](const afm::mx::array& h, const afm::mx::array& pos, const afm::mx::array& start,
+         const std::vector<afm::mx::array>& layer_arrays, int layers, int n_heads, int n_kv_heads,
+         int head_dim, int idx, float attn_scale, float eps, int rope_dims, bool rope_traditional,
+         float rope_base, float rope_scale, bool qkv_bias, bool o_bias, bool gate_up_bias,
+         bool down_bias, const std::vector<int>& group_sizes, const std::vector<int>& bits,
+         int threads, int poll_us) {
+        afm::DecodeStackShape s;
+        s.layers = layers;
+        s.n_heads = n_heads;
+        s.n_kv_heads = n_kv_heads;
+        s.head_dim = head_dim;
+        s.idx = idx;
+        s.attn_scale = attn_scale;
+        s.eps = eps;
+        s.rope_dims = rope_dims;
+        s.rope_traditional = rope_traditional;
+        s.rope_base = rope_base;
+        s.rope_scale = rope_scale;
+        s.qkv_bias = qkv_bias;
+        s.o_bias = o_bias;
+        s.gate_up_bias = gate_up_bias;
+        s.down_bias = down_bias;
+        s.group_sizes = group_sizes;
+        s.bits = bits;
+        s.threads = threads;
+        s.poll_us = poll_us;
+        return afm::decode_stack(h, pos, start, layer_arrays, s);
+      },
+      "h"_a, "pos"_a, "start"_a, "layer_arrays"_a, "layers"_a, "n_heads"_a, "n_kv_heads"_a,
+      "head_dim"_a, "idx"_a, "attn_scale"_a, "eps"_a, "rope_dims"_a, "rope_traditional"_a,
+      "rope_base"_a, "rope_scale"_a, "qkv_bias"_a, "o_bias"_a, "gate_up_bias"_a, "down_bias"_a,
+      "group_sizes"_a, "bits"_a, "threads"_a = 0, "poll_us"_a = 100,
+      "A decode step's transformer layers (one query per row) as one CPU primitive: "
+      "[h_out, keys_0, values_0, ...] (decode_stack.h).");
   m.def("silu_mul_halves", &afm::silu_mul_halves, "y"_a,
         "silu(y[..., :F]) * y[..., F:] as one CPU primitive (float32).");
 }

@@ -486,6 +486,21 @@ namespace afm {
 
 namespace {
 
+void check_decode_src(const mx::array& src, int cols) {
+  check_f32(src, "src");
+  if (src.ndim() != 3 || src.shape(1) != 1 || src.shape(2) < cols)
+    throw std::invalid_argument("afm decode ops: src must be [B, 1, W] with enough columns");
+}
+
+void check_rows(const mx::array& a, int B, const char* what) {
+  if (a.dtype() != mx::int32 || a.ndim() != 1 || a.shape(0) != B)
+    throw std::invalid_argument(std::string("afm decode ops: ") + what + " must be int32 [B]");
+}
+
+}  // namespace
+
+namespace detail {
+
 // RoPE's inverse frequencies and one position's cos/sin table, computed as RopeCPU does.
 void rope_inv_freq(float base, int half, std::vector<float>& inv_freq) {
   inv_freq.resize(half);
@@ -505,18 +520,55 @@ void rope_table(int32_t base_pos, float scale, const std::vector<float>& inv_fre
   }
 }
 
-void check_decode_src(const mx::array& src, int cols) {
-  check_f32(src, "src");
-  if (src.ndim() != 3 || src.shape(1) != 1 || src.shape(2) < cols)
-    throw std::invalid_argument("afm decode ops: src must be [B, 1, W] with enough columns");
+void kv_append_rows(const float* sp, int64_t ld, int col, float* op, int B, int H, int cap,
+                    int D, int idx, const int32_t* pos, int dims, bool traditional, float base,
+                    float scale, bool avx2) {
+  std::vector<float> inv_freq, cs;
+  if (pos) rope_inv_freq(base, dims / 2, inv_freq);
+  auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
+  const int64_t xs[2] = {D, 0}, ys[2] = {int64_t(cap) * D, 0};
+  for (int b = 0; b < B; ++b) {
+    const float* x = sp + b * ld + col;
+    float* y = op + (int64_t(b) * H * cap + idx) * D;
+    if (pos) {
+      rope_table(pos[b], scale, inv_freq, cs);
+      rows(x, xs, y, ys, H, D, dims, traditional, cs.data(), 1);
+    } else {
+      for (int h = 0; h < H; ++h) std::copy(x + h * D, x + (h + 1) * D, y + h * ys[0]);
+    }
+  }
 }
 
-void check_rows(const mx::array& a, int B, const char* what) {
-  if (a.dtype() != mx::int32 || a.ndim() != 1 || a.shape(0) != B)
-    throw std::invalid_argument(std::string("afm decode ops: ") + what + " must be int32 [B]");
+void decode_attention_rows(const float* sp, int64_t ld, const Strided4& kv, const Strided4& vv,
+                           int B, int hkv, int d, int dv, const int32_t* pos,
+                           const int32_t* start, int hq, int lk, float scale, int dims,
+                           bool traditional, float base, float rope_scale, bool avx2,
+                           float* op) {
+  // the rotated queries [B, hq, 1, d], as RopeCPU writes them
+  std::vector<float> q(size_t(B) * hq * d), inv_freq, cs;
+  rope_inv_freq(base, dims / 2, inv_freq);
+  auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
+  const int64_t qs[2] = {d, 0};
+  for (int b = 0; b < B; ++b) {
+    rope_table(pos[b], rope_scale, inv_freq, cs);
+    rows(sp + b * ld, qs, q.data() + size_t(b) * hq * d, qs, hq, d, dims, traditional,
+         cs.data(), 1);
+  }
+  // the BatchKVCache mask of one query: keys j >= start[b] (and j < lk)
+  std::vector<uint8_t> keep(size_t(B) * lk);
+  for (int b = 0; b < B; ++b)
+    for (int j = 0; j < lk; ++j) keep[size_t(b) * lk + j] = j >= start[b];
+  Strided4 qv{q.data(), {int64_t(hq) * d, d, d, 1}};
+  Strided4 mv{keep.data(), {lk, 0, 0, 1}};
+  auto attend = avx2 ? AFM_AVX2_OR_PORTABLE(attend) : fast_portable::attend;
+  const int n_rep = hq / hkv;
+  const int threads = threads_for(double(B) * hq * 1 * lk * (d + dv) * 2);
+  parallel_for(B * hkv, threads, [&](int t) {
+    attend(qv, kv, vv, &mv, true, false, t / hkv, t % hkv, n_rep, 1, lk, d, dv, scale, op, hq);
+  });
 }
 
-}  // namespace
+}  // namespace detail
 
 mx::array kv_append(
     const mx::array& buf,
@@ -575,20 +627,9 @@ void KvAppendCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx:
       copy_row_major(src, keep_src.data());
       sp = keep_src.data();
     }
-    std::vector<float> inv_freq, cs;
-    if (rope) rope_inv_freq(base, dims / 2, inv_freq);
-    auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
-    const int64_t xs[2] = {D, 0}, ys[2] = {int64_t(cap) * D, 0};
-    for (int b = 0; b < B; ++b) {
-      const float* x = sp + b * ld + col;
-      float* y = op + (int64_t(b) * H * cap + idx) * D;
-      if (rope) {
-        rope_table(pos.data<int32_t>()[b], scale, inv_freq, cs);
-        rows(x, xs, y, ys, H, D, dims, traditional, cs.data(), 1);
-      } else {
-        for (int h = 0; h < H; ++h) std::copy(x + h * D, x + (h + 1) * D, y + h * ys[0]);
-      }
-    }
+    detail::kv_append_rows(sp, ld, col, op, B, H, cap, D, idx,
+                           rope ? pos.data<int32_t>() : nullptr, dims, traditional, base, scale,
+                           avx2);
   });
 }
 
@@ -655,31 +696,10 @@ void DecodeAttentionCPU::eval_cpu(const std::vector<mx::array>& inputs,
       copy_row_major(src, keep_src.data());
       sp = keep_src.data();
     }
-    // the rotated queries [B, hq, 1, d], as RopeCPU writes them
-    std::vector<float> q(size_t(B) * hq * d), inv_freq, cs;
-    rope_inv_freq(base, dims / 2, inv_freq);
-    auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
-    const int64_t qs[2] = {d, 0};
-    for (int b = 0; b < B; ++b) {
-      rope_table(pos.data<int32_t>()[b], rope_scale, inv_freq, cs);
-      rows(sp + b * ld, qs, q.data() + size_t(b) * hq * d, qs, hq, d, dims, traditional,
-           cs.data(), 1);
-    }
-    // the BatchKVCache mask of one query: keys j >= start[b] (and j < lk)
-    std::vector<uint8_t> keep(size_t(B) * lk);
-    const int32_t* st = start.data<int32_t>();
-    for (int b = 0; b < B; ++b)
-      for (int j = 0; j < lk; ++j) keep[size_t(b) * lk + j] = j >= st[b];
-    Strided4 qv{q.data(), {int64_t(hq) * d, d, d, 1}};
     const Strided4 kv = view4(k, keep_k), vv = view4(v, keep_v);
-    Strided4 mv{keep.data(), {lk, 0, 0, 1}};
-    float* op = out.data<float>();
-    auto attend = avx2 ? AFM_AVX2_OR_PORTABLE(attend) : fast_portable::attend;
-    const int n_rep = hq / hkv;
-    const int threads = threads_for(double(B) * hq * 1 * lk * (d + dv) * 2);
-    parallel_for(B * hkv, threads, [&](int t) {
-      attend(qv, kv, vv, &mv, true, false, t / hkv, t % hkv, n_rep, 1, lk, d, dv, scale, op, hq);
-    });
+    detail::decode_attention_rows(sp, ld, kv, vv, B, hkv, d, dv, pos.data<int32_t>(),
+                                  start.data<int32_t>(), hq, lk, scale, dims, traditional, base,
+                                  rope_scale, avx2, out.data<float>());
   });
 }
 

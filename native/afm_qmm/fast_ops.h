@@ -226,6 +226,22 @@ mx::array decode_attention(
 // silu(y[..., :F]) * y[..., F:] for y [..., 2F] float32 (a fused gate/up product), [..., F].
 mx::array silu_mul_halves(const mx::array& y);
 
+namespace detail {  // the decode ops' work on raw buffers (decode_stack runs them too)
+void rope_inv_freq(float base, int half, std::vector<float>& inv_freq);
+void rope_table(int32_t base_pos, float scale, const std::vector<float>& inv_freq,
+                std::vector<float>& cs);
+// kv_append into op (row-major [B, H, cap, D]) from rows of src ld floats apart; pos null: no RoPE
+void kv_append_rows(const float* src, int64_t ld, int col, float* op, int B, int H, int cap,
+                    int D, int idx, const int32_t* pos, int dims, bool traditional, float base,
+                    float scale, bool avx2);
+// decode_attention into op [B, 1, hq * dv] from rows of src ld floats apart
+void decode_attention_rows(const float* src, int64_t ld, const Strided4& k, const Strided4& v,
+                           int B, int hkv, int d, int dv, const int32_t* pos,
+                           const int32_t* start, int hq, int lk, float scale, int dims,
+                           bool traditional, float base, float rope_scale, bool avx2,
+                           float* op);
+}  // namespace detail
+
 class KvAppendCPU : public mx::Primitive {
  public:
   KvAppendCPU(mx::Stream s, int col, int idx, bool rope, int dims, bool traditional, float base,

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <atomic>
+#include <chrono>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -100,6 +104,10 @@ struct EnvSettings {
 std::mutex g_env_mu;
 EnvSettings g_env;
 std::atomic<int> g_blas_rows{32};
+std::atomic<int> g_row_threads{1};  // threads for one-row calls (decode at batch 1)
+std::atomic<int> g_spin_us{0};      // how long an idle pool worker spins before it sleeps
+std::atomic<int> g_hot{0};          // > 0 while a multi-op primitive runs (HotPool)
+std::atomic<int> g_hot_us{0};       // how long idle workers poll then (the latest HotPool's)
 std::atomic<int> g_env_isa{0};      // parsed AFM_QMM_ISA (Isa::Auto when unset)
 std::atomic<bool> g_env_bad{false};  // AFM_QMM_ISA names no path (resolve throws)
 std::atomic<int> g_env_threads{0};
@@ -205,6 +213,7 @@ class Pool {
     }
     grow(helpers);
     uint32_t gen;
+    bool wake;
     {
       std::lock_guard<std::mutex> lk(mu_);
       // the counter's high half carries the call's generation: 32 bits that wrap (0 skipped, a
@@ -216,8 +225,10 @@ class Pool {
       active_ = helpers;
       done_.store(0);
       next_.store(uint64_t(gen) << 32);
+      posted_.store(gen, std::memory_order_release);  // spinning workers see it here
+      wake = sleepers_ > 0;
     }
-    cv_.notify_all();
+    if (wake) cv_.notify_all();  // a spinning worker needs no system call
     work(gen, &fn, ntasks);
     for (int spin = 0; spin < 64 && done_.load(std::memory_order_acquire) < ntasks; ++spin)
       std::this_thread::yield();
@@ -244,6 +255,25 @@ class Pool {
     }
   }
 
+  // Up to AFM_QMM_SPIN_US microseconds of polling for the next call before sleeping: a decode
+  // step posts a call every few tens of microseconds, and a wake-up through the kernel takes
+  // about as long as a small matmul (the worker would arrive when the work is done).
+  void spin(uint32_t seen) {
+    const int us = std::max(g_spin_us.load(std::memory_order_relaxed),
+                            g_hot.load(std::memory_order_relaxed) > 0
+                                ? g_hot_us.load(std::memory_order_relaxed)
+                                : 0);
+    if (us <= 0) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    for (int i = 0;; ++i) {
+      if (posted_.load(std::memory_order_acquire) != seen) return;
+#if defined(__x86_64__) || defined(__i386__)
+      _mm_pause();
+#endif
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return;
+    }
+  }
+
   void grow(int n) {
     while (int(workers_.size()) < n) {
       int id = int(workers_.size());
@@ -256,9 +286,12 @@ class Pool {
     for (;;) {
       const std::function<void(int)>* fn;
       int ntasks;
+      spin(seen);
       {
         std::unique_lock<std::mutex> lk(mu_);
+        ++sleepers_;
         cv_.wait(lk, [&] { return stop_ || (generation_ != seen && id < active_); });
+        --sleepers_;
         if (stop_) return;
         seen = generation_;
         fn = job_;
@@ -273,6 +306,8 @@ class Pool {
   std::vector<std::thread> workers_;
   const std::function<void(int)>* job_ = nullptr;
   std::atomic<uint64_t> next_{0};
+  std::atomic<uint32_t> posted_{0};  // generation_, readable without the lock
+  int sleepers_ = 0;                 // workers waiting on cv_ (under mu_)
   std::atomic<int> done_{0};
   int ntasks_ = 0, active_ = 0;
   uint32_t generation_ = 0;
@@ -367,7 +402,7 @@ void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm) {
   });
 }
 
-void run_qmm(const QmmArgs& a, Kernel kernel) {
+void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   // the kernel's form of x (int8 with the sums of the rounded x, or floats with their group
   // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
@@ -395,7 +430,8 @@ void run_qmm(const QmmArgs& a, Kernel kernel) {
   // second thread gains little, and under `afm serve` it takes the core the engine's Python
   // needs to build the next step, which overlaps only the step's last ops (MLX's CPU
   // async_eval runs a few dozen ops ahead of compute): measured 4-bit c=1 +10-20%, 8-bit +5-15%.
-  if (a.M == 1) threads = 1;
+  if (a.M == 1)
+    threads = std::min(threads, std::max(1, row_threads > 0 ? row_threads : g_row_threads.load()));
   constexpr int NB = 16;          // output columns per task
   int ntasks = (a.N + NB - 1) / NB;
   pool().run(ntasks, threads, [&](int t) {
@@ -454,6 +490,45 @@ void set_blas_rows(int rows) {
 
 int blas_rows() {
   return g_blas_rows.load();
+}
+
+void set_row_threads(int n) {
+  g_row_threads.store(std::max(1, n));
+}
+
+int row_threads() {
+  return g_row_threads.load();
+}
+
+void set_pool_spin_us(int us) {
+  g_spin_us.store(std::max(0, us));
+}
+
+int pool_spin_us() {
+  return g_spin_us.load();
+}
+
+HotPool::HotPool(int poll_us) {
+  g_hot_us.store(std::max(0, poll_us));
+  g_hot.fetch_add(1);
+}
+
+HotPool::~HotPool() {
+  g_hot.fetch_sub(1);
+}
+
+void qmm_auto(const float* x, int M, const uint32_t* w, const float* scales,
+              const float* biases, int N, int K, int group_size, int bits, float* xsum,
+              float* out, int row_threads) {
+  const Isa isa = resolve(Isa::Auto, bits);
+  const bool blas = env_isa() == Isa::Auto;
+  const int blas_at = blas ? g_blas_rows.load() : 0;
+  const SgemmFn sgemm = blas_at > 0 && M >= blas_at ? blas_sgemm() : nullptr;
+  QmmArgs a{x, w, scales, biases, xsum, out, M, N, K, group_size, bits};
+  if (sgemm)
+    run_qmm_blas(a, sgemm);
+  else
+    run_qmm(a, kernel_for(isa), row_threads);
 }
 
 void set_pool_generation(uint64_t generation) {

@@ -51,6 +51,27 @@ void set_environment(const std::string& isa, int threads);
 // of weight rows once and multiply them with the BLAS's sgemm (prefill); 0 turns it off.
 void set_blas_rows(int rows);
 int blas_rows();
+void set_row_threads(int n);
+int row_threads();
+void set_pool_spin_us(int us);
+int pool_spin_us();
+// While one lives, an idle pool worker polls up to poll_us microseconds for the next call before
+// it sleeps (a primitive that runs many small parallel steps back to back, like decode_stack,
+// holds one for its duration: its gaps are a few microseconds, a wake-up through the kernel
+// takes tens, and once it ends the workers sleep again).
+struct HotPool {
+  explicit HotPool(int poll_us);
+  ~HotPool();
+  HotPool(const HotPool&) = delete;
+  HotPool& operator=(const HotPool&) = delete;
+};
+// x [M, K] (row-major) @ dequantize(w, scales, biases).T into out [M, N], as a quantized_matmul
+// primitive asked for "auto" computes it (the same kernel, or BLAS tiles from blas_rows() rows),
+// inside a dispatched task; xsum is scratch [M, K / group_size]. row_threads > 0: threads for
+// M == 1 (else set_row_threads's); the sums do not depend on the thread count.
+void qmm_auto(const float* x, int M, const uint32_t* w, const float* scales,
+              const float* biases, int N, int K, int group_size, int bits, float* xsum,
+              float* out, int row_threads = 0);
 // Test hook: the thread pool's call counter (to drive its 32-bit wrap without 2^32 calls).
 void set_pool_generation(uint64_t generation);
 uint64_t pool_generation();

@@ -1,0 +1,213 @@
+"""A decode step's transformer layers as one native op (llama and qwen2 on the CPU).
+
+With :mod:`engine.decode_layers` a decode step of the 30-layer SmolLM2-135M is still 428 MLX
+graph nodes (about 14 a layer). On MLX's CPU backend each node costs a dispatch, an allocation
+and Python graph-building time, and each one's work is too small to split over both cores: a
+step took 22 ms where llama.cpp's two threads take 12. Here the inner model's ``__call__``
+(mlx-lm's ``LlamaModel`` / ``Qwen2Model``) runs every layer of a one-token-per-row step as one
+primitive, ``engine._afm_qmm.decode_stack``: the same kernels as the per-layer route in the same
+order (logits bit-identical, ``tests/test_decode_stack.py``), the products split over the
+kernel's thread pool, whose workers poll between them instead of sleeping. The embedding, the
+final norm and the LM head stay ordinary ops.
+
+It applies when every layer took the native decode layers (fused q/k/v and gate/up, all four
+products on the native quantized kernel, plain RoPE), the cache is the engine's
+``BatchKVCache`` with room for the new row, and the input is one token per row; anything else
+(prefill, a buffer that must grow, quantized KV caches, float weights) takes the per-layer route.
+``AFM_DECODE_STACK=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx_lm.models.cache import BatchKVCache
+
+from engine import decode_layers, qkernels
+from engine.qkernels import QuantizedLinearCPU
+
+ENV = "AFM_DECODE_STACK"
+_CPU = mx.Device(mx.cpu)
+
+
+def available() -> str | None:
+    """None when the stack can run in this process, else why not."""
+    if os.environ.get(ENV, "").strip().lower() in ("0", "false", "off", "no"):
+        return f"turned off by {ENV}"
+    ext = qkernels._ext  # noqa: SLF001 - the extension module, when built
+    if ext is None or not hasattr(ext, "decode_stack"):
+        return "native extension not loaded or predates decode_stack"
+    return None
+
+
+class _Plan:
+    """What one step passes besides the cache: each layer's arrays and the op's settings."""
+
+    def __init__(self, layers: list[list[mx.array]], settings: dict[str, Any],
+                 first: mx.array) -> None:
+        self.layers = layers
+        self.settings = settings
+        self.first = first  # the first layer's qkv weight: a changed model invalidates the plan
+
+
+def _product(layer: Any) -> tuple[list[mx.array], int, int, bool] | None:
+    if not isinstance(layer, QuantizedLinearCPU):
+        return None
+    arrays = [layer["weight"], layer["scales"], layer["biases"]]
+    has_bias = "bias" in layer
+    if has_bias:
+        arrays.append(layer["bias"])
+    return arrays, layer.group_size, layer.bits, has_bias
+
+
+def _plan(inner: Any) -> _Plan | None:
+    """The plan for ``inner``'s layers, or None when some layer does not qualify."""
+    covered = set(decode_layers._SUBCLASSES.values())  # noqa: SLF001
+    layers, group_sizes, bits, flags = [], [], [], None
+    first_attn = None
+    for block in inner.layers:
+        attn, mlp = block.self_attn, block.mlp
+        if type(attn) not in covered or type(mlp) not in covered:
+            return None
+        norms = (block.input_layernorm, block.post_attention_layernorm)
+        if any(type(n) is not nn.RMSNorm or "weight" not in n for n in norms):
+            return None
+        parts = [_product(attn.afm_fused_q_k_v), _product(attn.o_proj),
+                 _product(mlp.afm_fused_gate_up), _product(mlp.down_proj)]
+        if any(p is None for p in parts):
+            return None
+        these = tuple(p[3] for p in parts)  # type: ignore[index]
+        if flags is None:
+            flags = these
+        elif these != flags:
+            return None
+        eps = {float(n.eps) for n in norms}
+        if first_attn is None:
+            first_attn = (attn, block.input_layernorm.eps)
+        if eps != {float(first_attn[1])} or (attn.n_heads, attn.n_kv_heads) != (
+                first_attn[0].n_heads, first_attn[0].n_kv_heads):
+            return None
+        arrays = [block.input_layernorm["weight"], *parts[0][0], *parts[1][0],  # type: ignore[index]
+                  block.post_attention_layernorm["weight"], *parts[2][0], *parts[3][0]]  # type: ignore[index]
+        layers.append(arrays)
+        for p in parts:
+            group_sizes.append(p[1])  # type: ignore[index]
+            bits.append(p[2])  # type: ignore[index]
+    if not layers or first_attn is None or flags is None:
+        return None
+    attn = first_attn[0]
+    rope = attn.rope
+    head_dim = attn.afm_fused_q_k_v["weight"].shape[0] // (attn.n_heads + 2 * attn.n_kv_heads)
+    settings = dict(
+        layers=len(layers), n_heads=attn.n_heads, n_kv_heads=attn.n_kv_heads,
+        head_dim=head_dim, attn_scale=float(attn.scale), eps=float(first_attn[1]),
+        rope_dims=int(rope.dims), rope_traditional=bool(rope.traditional),
+        rope_base=float(rope.base), rope_scale=float(rope.scale),
+        qkv_bias=flags[0], o_bias=flags[1], gate_up_bias=flags[2], down_bias=flags[3],
+        group_sizes=group_sizes, bits=bits)
+    return _Plan(layers, settings, layers[0][1])
+
+
+class _DecodeStackModel:
+    """Mixed into a covered inner model class: the stack for one token per row."""
+
+    def __call__(self, inputs: mx.array, cache: Any = None,
+                 input_embeddings: mx.array | None = None) -> mx.array:
+        me: Any = self
+        plan = me.__dict__.get("_afm_stack_plan")
+        if (plan is not None and input_embeddings is None and inputs.ndim == 2
+                and inputs.shape[1] == 1 and cache is not None
+                and len(cache) == len(plan.layers) and mx.default_device() == _CPU
+                and _fits(cache)
+                and plan.first is me.layers[0].self_attn.afm_fused_q_k_v["weight"]):
+            return me._afm_stack(inputs, cache, plan)
+        return super().__call__(inputs, cache=cache, input_embeddings=input_embeddings)  # type: ignore[misc]
+
+    def _afm_stack(self, inputs: mx.array, cache: list[BatchKVCache], plan: _Plan) -> mx.array:
+        me: Any = self
+        ext = qkernels._ext  # noqa: SLF001
+        h = me.embed_tokens(inputs)
+        c0 = cache[0]
+        pos = c0.offset if c0.offset.dtype == mx.int32 else c0.offset.astype(mx.int32)
+        start = c0.left_padding
+        if start.dtype != mx.int32:
+            start = start.astype(mx.int32)
+        idx = c0._idx  # noqa: SLF001
+        arrays: list[mx.array] = []
+        for layer, c in zip(plan.layers, cache, strict=True):
+            arrays.extend(layer)
+            arrays.append(c.keys)
+            arrays.append(c.values)
+        outs = ext.decode_stack(h, pos, start, arrays, idx=idx, **plan.settings)
+        del arrays
+        # the caches hold the new buffers only, so MLX may donate the old ones to them
+        offset = c0.offset + 1
+        for i, c in enumerate(cache):
+            c.keys, c.values = outs[1 + 2 * i], outs[2 + 2 * i]
+            c.offset = offset
+            c._idx = idx + 1  # noqa: SLF001
+        return me.norm(outs[0])
+
+
+def _fits(cache: list[Any]) -> bool:
+    """Every layer's cache is a float32 BatchKVCache at the same row, with room for one more."""
+    c0 = cache[0]
+    if type(c0) is not BatchKVCache or c0.keys is None:
+        return False
+    idx = c0._idx  # noqa: SLF001
+    if idx >= c0.keys.shape[2] or c0.keys.dtype != mx.float32:
+        return False
+    for c in cache:
+        if (type(c) is not BatchKVCache or c._idx != idx or c.keys is None  # noqa: SLF001
+                or c.keys.shape[2] <= idx):
+            return False
+    return True
+
+
+_SUBCLASSES: dict[type, type] = {}
+
+
+def _inner_models(model: nn.Module) -> list[Any]:
+    from mlx_lm.models import llama, qwen2
+
+    def covered(module: Any) -> bool:
+        if type(module) is llama.LlamaModel:
+            return getattr(module, "swa_idx", None) is None  # no sliding-window layers
+        return type(module) is qwen2.Qwen2Model and getattr(module, "pipeline_size", 1) == 1
+
+    return [module for _, module in model.named_modules() if covered(module)]
+
+
+def install(model: nn.Module) -> int:
+    """Give ``model``'s inner llama / qwen2 model the one-op decode step when every layer
+    qualifies (after :func:`engine.decode_layers.install`); the count changed (0 or 1)."""
+    if available() is not None:
+        return 0
+    count = 0
+    for inner in _inner_models(model):
+        plan = _plan(inner)
+        if plan is None:
+            continue
+        cls = type(inner)
+        sub = _SUBCLASSES.get(cls)
+        if sub is None:
+            sub = type(f"Afm{cls.__name__}", (_DecodeStackModel, cls), {"__module__": __name__})
+            _SUBCLASSES[cls] = sub
+        inner.__class__ = sub
+        object.__setattr__(inner, "_afm_stack_plan", plan)
+        count += 1
+    return count
+
+
+def uninstall(model: nn.Module) -> int:
+    """Give the inner models :func:`install` changed their mlx-lm class back; the count."""
+    count = 0
+    for _, module in model.named_modules():
+        if type(module) in _SUBCLASSES.values():
+            module.__class__ = type(module).__mro__[2]  # (subclass, mixin, mlx-lm's class)
+            module.__dict__.pop("_afm_stack_plan", None)
+            count += 1
+    return count

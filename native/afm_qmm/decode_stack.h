@@ -1,0 +1,66 @@
+// A whole decode step's transformer layers (llama / qwen2: RMSNorm, fused q/k/v, RoPE, the
+// KV cache append, attention, o_proj, residual, RMSNorm, fused gate/up, SiLU gate, down_proj,
+// residual) as ONE MLX primitive on the CPU, for one query per row of a BatchKVCache.
+//
+// Per decode step, MLX's CPU backend costs a dispatch, an allocation and graph-building time
+// for every node (~14 per layer with the native decode layers: 428 for a 30-layer model), and
+// each node's work is too small to spread over both cores. Here the same kernels run in the
+// same order inside one task (outputs bit-identical to the per-layer route), small matmuls are
+// split over the kernel's pool while its workers poll instead of sleeping (HotPool), and the
+// Python side builds one node instead of 30 layers' worth.
+#pragma once
+
+#include <vector>
+
+#include "mlx/ops.h"
+#include "mlx/primitives.h"
+
+namespace afm {
+
+namespace mx = mlx::core;
+
+struct DecodeStackShape {
+  int layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  int idx = 0;  // the cache row this step writes (the keys attended: rows [0, idx])
+  float attn_scale = 1.f, eps = 1e-5f;
+  int rope_dims = 0;
+  bool rope_traditional = false;
+  float rope_base = 10000.f, rope_scale = 1.f;
+  bool qkv_bias = false, o_bias = false, gate_up_bias = false, down_bias = false;
+  // (group size, bits) of each layer's four quantized products: qkv, o, gate_up, down
+  std::vector<int> group_sizes, bits;
+  int threads = 0;  // pool threads for the products (<= 0: all)
+  int poll_us = 100;  // how long idle pool workers poll for the next product (0: sleep)
+};
+
+// h: [B, 1, D] float32; pos, start: int32 [B] (the cache's offsets and left padding);
+// layer_arrays: per layer, in order: input norm weight [D]; qkv w, scales, biases (+ bias);
+// o w, scales, biases (+ bias); post-attention norm weight [D]; gate_up w, scales, biases
+// (+ bias); down w, scales, biases (+ bias); keys [B, Hkv, cap, hd]; values [B, Hkv, cap, hd].
+// Returns [h_out, keys_0, values_0, keys_1, ...]: the hidden state after the last layer
+// (before the final norm) and each layer's buffers with row idx written (in place when MLX can
+// donate them, as kv_append does).
+std::vector<mx::array> decode_stack(
+    const mx::array& h,
+    const mx::array& pos,
+    const mx::array& start,
+    const std::vector<mx::array>& layer_arrays,
+    const DecodeStackShape& shape);
+
+class DecodeStackCPU : public mx::Primitive {
+ public:
+  DecodeStackCPU(mx::Stream s, DecodeStackShape shape) : mx::Primitive(s), shape_(std::move(shape)) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmDecodeStackCPU";
+  }
+  bool is_equivalent(const mx::Primitive&) const override {
+    return false;
+  }
+
+ private:
+  DecodeStackShape shape_;
+};
+
+}  // namespace afm

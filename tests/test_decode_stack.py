@@ -1,0 +1,127 @@
+"""A decode step's layers as one native op (engine.decode_stack): the same logits, bit for bit,
+as the per-layer native route, for llama and qwen2 (biases) 4- and 8-bit models, one row and a
+left-padded batch, across a KV buffer's growth and with either thread count; other calls
+(prefill, float weights, quantized KV caches) keep the per-layer route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mlx.core as mx
+import mlx.nn as nn
+import pytest
+from mlx_lm.models import llama, qwen2
+from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
+
+from engine import decode_layers, decode_stack, fast_ops, fused_linear, parallel_linear, qkernels
+
+pytestmark = pytest.mark.skipif(
+    decode_stack.available() is not None or decode_layers.available() is not None
+    or fast_ops.available() is not None, reason="needs the native extension")
+
+SHAPE = dict(hidden_size=128, num_hidden_layers=3, intermediate_size=256, num_attention_heads=4,
+             num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=384, rope_theta=10000.0,
+             tie_word_embeddings=True)
+
+
+def _model(kind: str, bits: int | None) -> nn.Module:
+    mx.random.seed(11)
+    mod: Any = llama if kind == "llama" else qwen2
+    model = mod.Model(mod.ModelArgs(model_type=kind, **SHAPE))
+    model.update(nn.utils.tree_map(lambda p: mx.random.normal(p.shape) * 0.2, model.parameters()))
+    cpu = mx.Device(mx.cpu)
+    if bits:
+        nn.quantize(model, group_size=32 if bits == 4 else 64, bits=bits)
+        assert qkernels.use_native_kernels(model, cpu) > 0
+    else:
+        assert parallel_linear.use_parallel_matmuls(model, cpu) > 0
+    assert fused_linear.fuse_siblings(model) == 2 * SHAPE["num_hidden_layers"]
+    assert fast_ops.install(cpu)
+    assert decode_layers.install(model) == 2 * SHAPE["num_hidden_layers"]
+    mx.eval(model.parameters())
+    return model
+
+
+def _run(model: nn.Module, lengths: list[int], steps: int) -> list[mx.array]:
+    """Batched prefill (left-padded) and greedy decode steps, as the engine runs them."""
+    longest = max(lengths)
+    pads = [longest - n for n in lengths]
+    cache = [BatchKVCache(pads) for _ in make_prompt_cache(model)]
+    rows = [[0] * p + [(7 * i + 3 * j) % 300 + 2 for j in range(n)]
+            for i, (p, n) in enumerate(zip(pads, lengths, strict=True))]
+    inputs = mx.array(rows)
+    model(inputs[:, :-1], cache=cache)
+    logits = model(inputs[:, -1:], cache=cache)[:, -1, :]
+    outs = [logits]
+    for _ in range(steps):
+        tok = mx.argmax(logits, axis=-1)
+        logits = model(tok[:, None], cache=cache)[:, -1, :]
+        mx.eval(logits)
+        outs.append(logits)
+    return outs
+
+
+def _stack_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = qkernels._ext.decode_stack  # noqa: SLF001
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["idx"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(qkernels._ext, "decode_stack", counting)  # noqa: SLF001
+    return calls
+
+
+@pytest.mark.parametrize(("kind", "bits"), [("llama", 4), ("qwen2", 4), ("llama", 8)])
+@pytest.mark.parametrize("lengths", [[250], [250, 9, 130]])
+def test_stack_equals_per_layer_route(kind: str, bits: int, lengths: list[int],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    model = _model(kind, bits)
+    # 250 + 12 tokens: the 256-row buffer grows on the way (the per-layer route for that step)
+    want = _run(model, lengths, 12)
+    assert decode_stack.install(model) == 1
+    calls = _stack_calls(monkeypatch)
+    got = _run(model, lengths, 12)
+    # every one-token call (the last prompt token too) but the one that grows the buffer
+    assert len(calls) == 12 and 256 not in calls
+    for a, b in zip(want, got, strict=True):
+        assert mx.array_equal(a, b).item()
+    assert decode_stack.uninstall(model) == 1
+    assert not _stack_calls(monkeypatch) and _run(model, [5], 2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_thread_count_does_not_change_the_sums(threads: int) -> None:
+    model = _model("qwen2", 4)
+    want = _run(model, [20, 3], 4)
+    assert decode_stack.install(model) == 1
+    model.model.__dict__["_afm_stack_plan"].settings.update(threads=threads, poll_us=threads * 50)
+    for a, b in zip(want, _run(model, [20, 3], 4), strict=True):
+        assert mx.array_equal(a, b).item()
+
+
+def test_float_weights_and_quantized_kv_keep_the_per_layer_route(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert decode_stack.install(_model("llama", None)) == 0  # float32 products: no plan
+    model = _model("llama", 4)
+    assert decode_stack.install(model) == 1
+    calls = _stack_calls(monkeypatch)
+    cache = make_prompt_cache(model)  # plain KVCache (a single sequence outside the batch)
+    model(mx.array([[3, 4, 5]]), cache=cache)
+    model(mx.array([[6]]), cache=cache)
+    assert calls == []
+
+
+def test_bad_shapes_are_refused() -> None:
+    model = _model("llama", 4)
+    assert decode_stack.install(model) == 1
+    plan = model.model.__dict__["_afm_stack_plan"]
+    h = mx.zeros((1, 1, 128))
+    pos = mx.array([3], dtype=mx.int32)
+    arrays = [a for layer in plan.layers for a in (*layer, mx.zeros((1, 2, 8, 32)),
+                                                   mx.zeros((1, 2, 8, 32)))]
+    with pytest.raises(ValueError, match="cache row"):
+        qkernels._ext.decode_stack(h, pos, pos, arrays, idx=8, **plan.settings)  # noqa: SLF001
+    with pytest.raises(ValueError, match="number of layer arrays"):
+        qkernels._ext.decode_stack(h, pos, pos, arrays[:-1], idx=1, **plan.settings)  # noqa: SLF001
