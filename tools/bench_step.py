@@ -5,7 +5,9 @@ time split into building the graph (Python) and ``async_eval`` (dispatch and com
 CPU backend it returns only when all but a few dozen ops have run), interleaved over three
 variants: MLX's ``mx.fast`` CPU fallbacks and mlx-lm's ``swiglu``; the native RMSNorm / RoPE /
 attention (``engine.fast_ops``) with mlx-lm's ``swiglu``; those with the native SiLU gate but
-mlx-lm's attention and MLP layers; and everything the engine runs (``engine.decode_layers`` too).
+mlx-lm's attention and MLP layers; the native decode layers (``engine.decode_layers``); and
+everything the engine runs: the whole step's layers as one op (``engine.decode_stack``), also
+with its products on one thread. CPU ms is the process's CPU time a step (all threads).
 Decode steps run on the engine's ``BatchKVCache``. Then the SiLU gate alone per call
 (mlx-lm's ``swiglu`` against the native op) and a batched prefill of 15 prompts of 31 tokens
 (the shape of a 16-client burst) in each native variant. The model gets what the engine does at
@@ -13,7 +15,8 @@ load (CPU weight policy, parallel float32 matmuls, fused projections, native qua
 
 Run in a fresh interpreter (the BLAS must load before MLX)::
 
-    python tools/bench_step.py --model PATH [--batch 1 16] [--steps 64] [--rounds 3]
+    python tools/bench_step.py --model PATH [--batch 1 16] [--steps 64] [--rounds 3] \
+        [--variants layers stack stack-t1]
 """
 
 from __future__ import annotations
@@ -78,7 +81,9 @@ def step_times(model: object, batch: int, steps: int) -> tuple[float, float, flo
 
 
 VARIANTS = (("MLX fallbacks", "mlx"), ("native, MLX swiglu", "no-gate"),
-            ("native, mlx-lm layers", "no-layers"), ("native", "all"))
+            ("native, mlx-lm layers", "no-layers"), ("native decode layers", "layers"),
+            ("one-op step", "stack"), ("one-op step, 1 thread", "stack-t1"))
+PREFILL_VARIANTS = VARIANTS[1:4]  # prefill never takes the one-op step
 
 
 def gate_calls(shapes: tuple[tuple[int, ...], ...] = ((1, 1, 1536), (16, 1, 1536),
@@ -121,17 +126,26 @@ def prefill_ms(model: object, rows: int = 15, length: int = 31) -> float:
 
 def use(variant: str, model: object = None) -> None:
     """Route the model's ops as ``variant`` says (see :data:`VARIANTS`); the native decode
-    layers (``engine.decode_layers``) only in "all"."""
-    from engine import decode_layers, fast_ops
+    layers (``engine.decode_layers``) in "layers" and the stack variants, the one-op step
+    (``engine.decode_stack``) in those ("all": whatever the engine runs)."""
+    from engine import decode_layers, decode_stack, fast_ops
 
     if model is not None:
+        decode_stack.uninstall(model)  # type: ignore[arg-type]
         decode_layers.uninstall(model)  # type: ignore[arg-type]
     if variant == "mlx":
         fast_ops.uninstall()
     else:
         fast_ops.install(silu_gate=variant != "no-gate")
-    if variant == "all" and model is not None:
+    if variant in ("layers", "stack", "stack-t1", "all") and model is not None:
         decode_layers.install(model)  # type: ignore[arg-type]
+        if variant != "layers":
+            decode_stack.install(model)  # type: ignore[arg-type]
+            if variant == "stack-t1":
+                for _, m in model.named_modules():  # type: ignore[attr-defined]
+                    plan = m.__dict__.get("_afm_stack_plan")
+                    if plan is not None:
+                        plan.settings["threads"] = 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 16])
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--variants", nargs="+", choices=[v for _, v in VARIANTS],
+                        help="decode variants to time (default: all)")
     args = parser.parse_args(argv)
+    variants = [(label, v) for label, v in VARIANTS if not args.variants or v in args.variants]
     blas_report()
     from mlx_lm import load
 
@@ -150,29 +167,31 @@ def main(argv: list[str] | None = None) -> int:
     choice = cpu_weights.prepare(model)  # what the engine does at load
     print(f"weights: {choice.reason}")
     for batch in args.batch:
-        for label, variant in VARIANTS:
+        for label, variant in variants:
             use(variant, model)
             counts = node_counts(model, batch)
             top = ", ".join(f"{k} {v}" for k, v in counts.most_common(8))
             print(f"B={batch} {label}: {sum(counts.values())} graph nodes ({top}, ...)")
     print()
-    print("| B | ops | step ms | build ms | async_eval ms |")
-    print("|---|---|---|---|---|")
+    print("| B | ops | step ms | build ms | async_eval ms | CPU ms |")
+    print("|---|---|---|---|---|---|")
     for _ in range(args.rounds):
         for batch in args.batch:
-            for label, variant in VARIANTS:
+            for label, variant in variants:
                 use(variant, model)
+                cpu = time.process_time()
                 step, build, launch = step_times(model, batch, args.steps)
-                print(f"| {batch} | {label} | {step:.2f} | {build:.2f} | {launch:.2f} |",
-                      flush=True)
+                cpu = 1000 * (time.process_time() - cpu) / args.steps
+                print(f"| {batch} | {label} | {step:.2f} | {build:.2f} | {launch:.2f} | "
+                      f"{cpu:.2f} |", flush=True)
     print()
     use("all", model)
     gate_calls()
     print()
     prefill_ms(model)
-    times: dict[str, list[float]] = {label: [] for label, _ in VARIANTS[1:]}
+    times: dict[str, list[float]] = {label: [] for label, _ in PREFILL_VARIANTS}
     for _ in range(3 * args.rounds):
-        for label, variant in VARIANTS[1:]:
+        for label, variant in PREFILL_VARIANTS:
             use(variant, model)
             times[label].append(prefill_ms(model))
     print("prefill, 15 prompts x 31 tokens (median ms): " + ", ".join(
