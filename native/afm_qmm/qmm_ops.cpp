@@ -430,7 +430,9 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   // second thread gains little, and under `afm serve` it takes the core the engine's Python
   // needs to build the next step, which overlaps only the step's last ops (MLX's CPU
   // async_eval runs a few dozen ops ahead of compute): measured 4-bit c=1 +10-20%, 8-bit +5-15%.
-  if (a.M == 1)
+  // A large one-row product (an LM head: 49152 x 576 is 1.3-2.6 ms on one thread) still pays
+  // for a second thread: 2642 -> 1837 us for SmolLM2's 8-bit head, timed alone on this VM.
+  if (a.M == 1 && double(a.N) * a.K < 8e6)
     threads = std::min(threads, std::max(1, row_threads > 0 ? row_threads : g_row_threads.load()));
   constexpr int NB = 16;          // output columns per task
   int ntasks = (a.N + NB - 1) / NB;
