@@ -247,8 +247,12 @@ def use_decode_layers(model: nn.Module, choice: WeightsChoice) -> None:
     count = decode_layers.install(model)
     if count:
         choice.reason += f"; decode attention and MLP as native layer ops ({count} modules)"
-        if decode_stack.install(model):
+        stacked = decode_stack.install(model)
+        if stacked:
             choice.reason += "; a decode step's layers as one native op"
+        log.info("decode steps: attention and MLP as native layer ops (%d modules); %s", count,
+                 "the whole step's layers as one native op" if stacked else
+                 f"layer by layer ({decode_stack.available() or 'some layer does not qualify'})")
 
 
 def prepare(model: nn.Module, mode: str = "auto", what: str = "model", *,
