@@ -125,3 +125,39 @@ def test_bad_shapes_are_refused() -> None:
         qkernels._ext.decode_stack(h, pos, pos, arrays, idx=8, **plan.settings)  # noqa: SLF001
     with pytest.raises(ValueError, match="number of layer arrays"):
         qkernels._ext.decode_stack(h, pos, pos, arrays[:-1], idx=1, **plan.settings)  # noqa: SLF001
+
+
+def test_widened_codes_dequantize_to_the_same_weights() -> None:
+    w = mx.random.normal((64, 128), key=mx.random.key(3))
+    q, scales, biases = mx.quantize(w, group_size=32, bits=4)
+    wide = fused_linear.widen_to_8_bits(q)
+    assert wide.shape == (64, 32)
+    assert mx.array_equal(mx.dequantize(q, scales, biases, group_size=32, bits=4),
+                          mx.dequantize(wide, scales, biases, group_size=32, bits=8)).item()
+
+
+def test_mixed_bit_siblings_fuse_at_8_bits_and_take_the_stack(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GGUF Q4_K_M file's Q8_0 v_proj beside 4-bit q/k (Qwen2.5-Coder): fused at 8 bits, so
+    the native decode layers and the one-op step cover every layer."""
+    mx.random.seed(5)
+    args = qwen2.ModelArgs(model_type="qwen2", **SHAPE)
+    plain, model = qwen2.Model(args), qwen2.Model(args)
+    params = nn.utils.tree_map(lambda p: mx.random.normal(p.shape) * 0.2, plain.parameters())
+    cpu = mx.Device(mx.cpu)
+    for m in (plain, model):
+        m.update(params)
+        nn.quantize(m, group_size=32, bits=4, class_predicate=lambda path, mod: (
+            hasattr(mod, "to_quantized")
+            and ({"group_size": 32, "bits": 8} if path.endswith("v_proj") else True)))
+        assert qkernels.use_native_kernels(m, cpu) > 0
+    assert fused_linear.fuse_siblings(model) == 2 * SHAPE["num_hidden_layers"]
+    assert model.model.layers[0].self_attn.afm_fused_q_k_v.bits == 8
+    assert fast_ops.install(cpu)
+    assert decode_layers.install(model) == 2 * SHAPE["num_hidden_layers"]
+    assert decode_stack.install(model) == 1
+    calls = _stack_calls(monkeypatch)
+    want, got = _run(plain, [12, 4], 3), _run(model, [12, 4], 3)
+    assert len(calls) == 4
+    for a, b in zip(want, got, strict=True):  # the same weights, summed in another order
+        assert mx.allclose(a, b, rtol=1e-4, atol=1e-4).item()
