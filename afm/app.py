@@ -1,7 +1,7 @@
 """The application factory: Connexion routes the contract into handlers; our ASGI middleware
 wraps it for correlation ids, the access log, CORS, API keys, body limits and the `/docs` page;
 error handlers turn every failure into the route's envelope (OpenAI's, or Anthropic's on the
-Messages routes: `afm.errors.error_reply`)."""
+Messages routes, decided once per request: `afm.errors.error_family`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from starlette.formparsers import MultiPartException
 
 from afm.context import current_request_id
 from afm.contract import SPEC_PATH, load_spec
-from afm.errors import ApiError, error_reply
+from afm.errors import ApiError, error_family, error_reply
 from afm.logs import AccessLogMiddleware
 from afm.middleware import (
     BodyLimitMiddleware,
@@ -106,7 +106,8 @@ def _error_response(request: ConnexionRequest, status: int, message: str, type: 
                     code: str | None = None, param: str | None = None,
                     headers: dict[str, str] | None = None) -> ConnexionResponse:
     """An error in the envelope of the request's route."""
-    status, body = error_reply(request.url.path, status, message, type, code=code, param=param)
+    status, body = error_reply(error_family(request.scope), status, message, type, code=code,
+                               param=param)
     return ConnexionResponse(status_code=status, body=json.dumps(body),
                              content_type="application/json", headers=headers or {})
 
