@@ -36,6 +36,7 @@ from afm.middleware import (
 )
 from afm.settings import Settings
 from afm.validation import VALIDATORS
+from serving.store import StoreError, api_error
 
 if TYPE_CHECKING:
     from afm.state import AppState
@@ -113,6 +114,8 @@ def _error_response(request: ConnexionRequest, status: int, message: str, type: 
 
 
 def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+    if isinstance(exc, StoreError):  # one a handler left unmapped: its generic API error
+        exc = api_error(exc)
     assert isinstance(exc, ApiError)
     if exc.status >= 500:
         log.warning("request %s failed: %s %s", current_request_id(), exc.type, exc.message)
@@ -212,6 +215,7 @@ def create_app(settings: Settings, *, load_backends: bool = True,
         validator_map=VALIDATORS,
     )
     app.add_error_handler(ApiError, api_error_handler)
+    app.add_error_handler(StoreError, api_error_handler)
     app.add_error_handler(ProblemException, http_error_handler)
     app.add_error_handler(HTTPException, http_error_handler)
     for status in (404, 405, 415):

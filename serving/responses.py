@@ -14,9 +14,9 @@ import asyncio
 import dataclasses
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest, ResponseTextFormatJsonSchema
@@ -35,6 +35,7 @@ from serving.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
 from serving.sampling import SamplingFields
+from serving.store import StoreError, api_error
 from serving.toolspec import function_tool, named_choice
 from serving.values import plain, unwrap
 
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from serving.model_context import ModelContext, Server
 
 log = logging.getLogger("afm.responses")
+
+T = TypeVar("T")
 
 HOSTED_TOOLS = ("web_search", "file_search", "code_interpreter", "computer", "mcp",
                 "image_generation")
@@ -376,8 +379,8 @@ async def previous_turn(state: Server | ModelContext, response_id: str | None) -
     """The stored turn ``previous_response_id`` names (404 when unknown or not stored)."""
     if response_id is None:
         return None
-    store = _store(state)
-    return Turn(**json.loads(await asyncio.to_thread(store.responses.turn, response_id)))
+    turn = await _in_store(state, lambda s: s.turn(response_id), param="previous_response_id")
+    return Turn(**json.loads(turn))
 
 
 async def open_plan(state: ModelContext, req: CreateResponseRequest, request_id: str, *,
@@ -400,6 +403,17 @@ def _store(state: Server | ModelContext) -> Any:
     if state.store is None:
         raise NotFound("Response storage is not available (the server runs without --data-dir)")
     return state.store
+
+
+async def _in_store(state: Server | ModelContext, call: Callable[[Any], T], *,
+                    param: str | None = None) -> T:
+    """``call(responses store)`` off the event loop; the store's errors become API errors
+    (``param``: the request parameter whose response the store refused)."""
+    store = _store(state)
+    try:
+        return await asyncio.to_thread(call, store.responses)
+    except StoreError as exc:
+        raise api_error(exc, param=param) from None
 
 
 _RUNNING: dict[str, asyncio.Task[None]] = {}
@@ -452,7 +466,7 @@ async def _run_background(state: ModelContext, p: Plan) -> None:
 
 async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     """Cancel a queued or running background response (finished ones are returned as is)."""
-    obj, changed = await asyncio.to_thread(_store(state).responses.cancel, response_id)
+    obj, changed = await _in_store(state, lambda s: s.cancel(response_id), param="response_id")
     task = _RUNNING.get(response_id)
     if changed and task is not None:
         task.cancel()
@@ -461,17 +475,16 @@ async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, An
 
 async def delete(state: Server | ModelContext, response_id: str) -> None:
     """Delete a stored response, stopping it first if it runs in the background."""
-    await asyncio.to_thread(_store(state).responses.delete, response_id)
+    await _in_store(state, lambda s: s.delete(response_id))
     task = _RUNNING.get(response_id)
     if task is not None:
         task.cancel()
 
 
 async def retrieve(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
-    return await asyncio.to_thread(_store(state).responses.get, response_id)
+    return await _in_store(state, lambda s: s.get(response_id))
 
 
 async def input_items_page(state: Server | ModelContext, response_id: str, limit: int,
                            after: str | None, order: str) -> tuple[list[dict[str, Any]], bool]:
-    return await asyncio.to_thread(_store(state).responses.input_items, response_id, limit,
-                                   after, order)
+    return await _in_store(state, lambda s: s.input_items(response_id, limit, after, order))
