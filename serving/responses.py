@@ -293,8 +293,8 @@ def _outcome(state: ModelContext, p: Plan, builder: OutputBuilder, end: Final | 
     return Outcome(obj, turn)
 
 
-async def complete(state: ModelContext, p: Plan) -> Outcome:
-    """Run to the end and shape the whole `response` object."""
+async def run(state: ModelContext, p: Plan) -> Outcome:
+    """Run to the end and shape the whole `response` object (not stored)."""
     done = await collect(state.require_engine(), p.prepared.request,
                          state.settings.queue_timeout)
     parser = p.prepared.output_parser()
@@ -304,11 +304,30 @@ async def complete(state: ModelContext, p: Plan) -> Outcome:
     return _outcome(state, p, builder, done.final, done.token_ids)
 
 
-async def save(state: ModelContext, p: Plan, outcome: Outcome) -> None:
-    """Store a finished response in one transaction (nothing when `store` is false)."""
-    if p.store and state.store is not None:
-        await asyncio.to_thread(state.store.responses.create, outcome.response, p.input_items,
-                                _turn_json(outcome.turn))
+async def complete(state: ModelContext, p: Plan) -> Outcome:
+    """Run to the end, shape the whole `response` object and store it (JSON replies and
+    batch lines)."""
+    outcome = await run(state, p)
+    await store_response(state, p, outcome.response, outcome.turn)
+    return outcome
+
+
+async def store_response(state: Server | ModelContext, p: Plan, obj: dict[str, Any],
+                         turn: Turn | None = None, *, replaces: tuple[str, ...] = ()) -> bool:
+    """The one place a response is written, in one transaction, by every path (JSON, stream,
+    background, continuations): ``obj`` in any status, with ``turn``, what continues it.
+
+    A new response is inserted with its input items (nothing when `store` is false or the
+    server keeps no data directory); a background one already stored is replaced only while
+    its status is one of ``replaces`` (so a racing cancel or delete wins). Returns whether it
+    was written."""
+    if not p.store or state.store is None:
+        return False
+    text = _turn_json(turn)
+    if replaces:
+        return await _in_store(state, lambda s: s.update(p.id, replaces, obj, text))
+    await _in_store(state, lambda s: s.create(obj, p.input_items, text))
+    return True
 
 
 def _turn_json(turn: Turn | None) -> str | None:
@@ -355,7 +374,7 @@ class ResponseEncoder:
         incomplete = isinstance(end, Final) and end.finish_reason == "length"
         out = [self.numbered(e) for e in self.builder.finish(incomplete=incomplete)]
         outcome = _outcome(self.state, self.plan, self.builder, end, self.tokens)
-        await save(self.state, self.plan, outcome)
+        await store_response(self.state, self.plan, outcome.response, outcome.turn)
         kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
             outcome.response["status"], "response.completed")
         return [*out, self.numbered({"type": kind, "response": outcome.response})]
@@ -394,9 +413,7 @@ async def create(state: ModelContext, req: CreateResponseRequest, request_id: st
                  priority: int = 0) -> dict[str, Any]:
     """A whole response, stored unless `store` is false (batch lines run this)."""
     p = await open_plan(state, req, request_id, priority=priority)
-    outcome = await complete(state, p)
-    await save(state, p, outcome)
-    return outcome.response
+    return (await complete(state, p)).response
 
 
 def _store(state: Server | ModelContext) -> Any:
@@ -428,9 +445,9 @@ def background_running() -> int:
 async def start_background(state: ModelContext, p: Plan) -> dict[str, Any]:
     """Store the response as `queued` and run it in the background; returns the queued
     object."""
-    store = _store(state)
+    _store(state)  # 404 without a data directory
     queued = response_object(p, "queued")
-    await asyncio.to_thread(store.responses.create, queued, p.input_items, None)
+    await store_response(state, p, queued)
     task = asyncio.ensure_future(_held_background(state, p))
     _RUNNING[p.id] = task
     task.add_done_callback(lambda _: _RUNNING.pop(p.id, None))
@@ -445,14 +462,13 @@ async def _held_background(state: ModelContext, p: Plan) -> None:
 
 
 async def _run_background(state: ModelContext, p: Plan) -> None:
-    store = _store(state)
     running = response_object(p, "in_progress")
-    if not await asyncio.to_thread(store.responses.update, p.id, ("queued",), running):
+    if not await store_response(state, p, running, replaces=("queued",)):
         return  # cancelled or deleted before it started
     turn = None
     try:
-        outcome = await complete(state, p)
-        obj, turn = outcome.response, _turn_json(outcome.turn)
+        outcome = await run(state, p)
+        obj, turn = outcome.response, outcome.turn
     except ShuttingDown:  # still queued for a slot when the server began to stop
         obj = response_object(p, "cancelled")
     except ApiError as exc:
@@ -461,7 +477,7 @@ async def _run_background(state: ModelContext, p: Plan) -> None:
     except Exception as exc:  # noqa: BLE001 - recorded on the response
         log.exception("background response %s failed", p.id)
         obj = response_object(p, "failed", error={"code": "server_error", "message": str(exc)})
-    await asyncio.to_thread(store.responses.update, p.id, ("in_progress",), obj, turn)
+    await store_response(state, p, obj, turn, replaces=("in_progress",))
 
 
 async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
