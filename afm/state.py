@@ -18,6 +18,7 @@ from afm.errors import NotFound, ServiceUnavailable
 from afm.model_catalog import DEFAULT_MODEL_ID, chat_catalogue, model_id_for
 from afm.model_pool import ModelPool
 from afm.settings import Settings
+from serving.background import BackgroundRuns
 from serving.model_context import ModelContext
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class AppState:
         self.store: Store | None = None
         self.worker: BatchWorker | None = None
         self.speech: SpeechBackend | None = None
+        self.background = BackgroundRuns()
         self.drain = Drain(settings.shutdown_timeout)
 
     # ------------------------------------------------------------------ lifecycle
@@ -156,6 +158,7 @@ class AppState:
         await self.worker.start()
 
     async def stop(self) -> None:
+        await self.background.stop()  # first: each stores itself `cancelled` while it can
         if self.worker is not None:
             await self.worker.stop()
         if self.speech is not None:

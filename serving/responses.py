@@ -433,32 +433,33 @@ async def _in_store(state: Server | ModelContext, call: Callable[[Any], T], *,
         raise api_error(exc, param=param) from None
 
 
-_RUNNING: dict[str, asyncio.Task[None]] = {}
-"""Background responses running in this process, by id."""
-
-
-def background_running() -> int:
-    """Background responses still running in this process (a stopping server waits for them)."""
-    return len(_RUNNING)
+UNFINISHED = ("queued", "in_progress")
 
 
 async def start_background(state: ModelContext, p: Plan) -> dict[str, Any]:
-    """Store the response as `queued` and run it in the background; returns the queued
-    object."""
+    """Store the response as `queued` and run it in the background, in the server's
+    registry (``state.background``); returns the queued object."""
     _store(state)  # 404 without a data directory
+    if state.background.stopping:
+        raise ShuttingDown()
     queued = response_object(p, "queued")
     await store_response(state, p, queued)
-    task = asyncio.ensure_future(_held_background(state, p))
-    _RUNNING[p.id] = task
-    task.add_done_callback(lambda _: _RUNNING.pop(p.id, None))
+    state.background.start(p.id, _held_background(state, p))
     return queued
 
 
 async def _held_background(state: ModelContext, p: Plan) -> None:
     """Run in the background, holding the model in a lease scope of its own (the request's
-    ends with its reply)."""
-    with lease_scope():
-        await _run_background(await state.for_model(state.model_id, new_request=False), p)
+    ends with its reply). Cut short because the server stops (its registry's ``stop``), the
+    response is stored `cancelled`, as a graceful stop ends every run (a cancel or delete has
+    already written its own end)."""
+    try:
+        with lease_scope():
+            await _run_background(await state.for_model(state.model_id, new_request=False), p)
+    except asyncio.CancelledError:
+        if state.background.stopping:
+            await store_response(state, p, response_object(p, "cancelled"), replaces=UNFINISHED)
+        raise
 
 
 async def _run_background(state: ModelContext, p: Plan) -> None:
@@ -483,18 +484,15 @@ async def _run_background(state: ModelContext, p: Plan) -> None:
 async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     """Cancel a queued or running background response (finished ones are returned as is)."""
     obj, changed = await _in_store(state, lambda s: s.cancel(response_id), param="response_id")
-    task = _RUNNING.get(response_id)
-    if changed and task is not None:
-        task.cancel()
+    if changed:
+        state.background.cancel(response_id)
     return obj
 
 
 async def delete(state: Server | ModelContext, response_id: str) -> None:
     """Delete a stored response, stopping it first if it runs in the background."""
     await _in_store(state, lambda s: s.delete(response_id))
-    task = _RUNNING.get(response_id)
-    if task is not None:
-        task.cancel()
+    state.background.cancel(response_id)
 
 
 async def retrieve(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
