@@ -39,6 +39,7 @@ from afm.validation import VALIDATORS
 from serving.store import StoreError, api_error
 
 if TYPE_CHECKING:
+    from afm.batch_worker import Execute
     from afm.state import AppState
 
 log = logging.getLogger("afm")
@@ -172,16 +173,18 @@ def unexpected_error_handler(request: ConnexionRequest, exc: Exception) -> Conne
 
 
 def create_app(settings: Settings, *, load_backends: bool = True,
-               state: AppState | None = None) -> Any:
+               state: AppState | None = None, batch_executor: Execute | None = None) -> Any:
     """Build the ASGI application for these settings. With ``state`` (already started by
-    `afm serve`, which loads before it serves) the lifespan only stops it at shutdown."""
+    `afm serve`, which loads before it serves) the lifespan only stops it at shutdown;
+    otherwise each lifespan builds one, with ``batch_executor`` running stored batch lines
+    (see :class:`afm.state.AppState`)."""
     from afm.state import AppState
 
     given = state
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
-        state = given or AppState(settings)
+        state = given or AppState(settings, batch_executor=batch_executor)
         if load_backends and given is None:
             try:
                 await state.start()
