@@ -1,7 +1,7 @@
 """The application factory: Connexion routes the contract into handlers; our ASGI middleware
 wraps it for correlation ids, the access log, CORS, API keys, body limits and the `/docs` page;
 error handlers turn every failure into the route's envelope (OpenAI's, or Anthropic's on the
-Messages routes: `afm.errors.error_reply`)."""
+Messages routes, decided once per request: `afm.errors.error_family`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from starlette.formparsers import MultiPartException
 
 from afm.context import current_request_id
 from afm.contract import SPEC_PATH, load_spec
-from afm.errors import ApiError, error_reply
+from afm.errors import ApiError, error_family, error_reply
 from afm.logs import AccessLogMiddleware
 from afm.middleware import (
     BodyLimitMiddleware,
@@ -36,8 +36,10 @@ from afm.middleware import (
 )
 from afm.settings import Settings
 from afm.validation import VALIDATORS
+from serving.store import StoreError, api_error
 
 if TYPE_CHECKING:
+    from afm.batch_worker import Execute
     from afm.state import AppState
 
 log = logging.getLogger("afm")
@@ -106,12 +108,15 @@ def _error_response(request: ConnexionRequest, status: int, message: str, type: 
                     code: str | None = None, param: str | None = None,
                     headers: dict[str, str] | None = None) -> ConnexionResponse:
     """An error in the envelope of the request's route."""
-    status, body = error_reply(request.url.path, status, message, type, code=code, param=param)
+    status, body = error_reply(error_family(request.scope), status, message, type, code=code,
+                               param=param)
     return ConnexionResponse(status_code=status, body=json.dumps(body),
                              content_type="application/json", headers=headers or {})
 
 
 def api_error_handler(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+    if isinstance(exc, StoreError):  # one a handler left unmapped: its generic API error
+        exc = api_error(exc)
     assert isinstance(exc, ApiError)
     if exc.status >= 500:
         log.warning("request %s failed: %s %s", current_request_id(), exc.type, exc.message)
@@ -168,16 +173,18 @@ def unexpected_error_handler(request: ConnexionRequest, exc: Exception) -> Conne
 
 
 def create_app(settings: Settings, *, load_backends: bool = True,
-               state: AppState | None = None) -> Any:
+               state: AppState | None = None, batch_executor: Execute | None = None) -> Any:
     """Build the ASGI application for these settings. With ``state`` (already started by
-    `afm serve`, which loads before it serves) the lifespan only stops it at shutdown."""
+    `afm serve`, which loads before it serves) the lifespan only stops it at shutdown;
+    otherwise each lifespan builds one, with ``batch_executor`` running stored batch lines
+    (see :class:`afm.state.AppState`)."""
     from afm.state import AppState
 
     given = state
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
-        state = given or AppState(settings)
+        state = given or AppState(settings, batch_executor=batch_executor)
         if load_backends and given is None:
             try:
                 await state.start()
@@ -211,6 +218,7 @@ def create_app(settings: Settings, *, load_backends: bool = True,
         validator_map=VALIDATORS,
     )
     app.add_error_handler(ApiError, api_error_handler)
+    app.add_error_handler(StoreError, api_error_handler)
     app.add_error_handler(ProblemException, http_error_handler)
     app.add_error_handler(HTTPException, http_error_handler)
     for status in (404, 405, 415):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 import os
 
-from afm.errors import error_reply
+from afm.errors import error_family, error_reply
 from afm.middleware import ASGIApp, Receive, Scope, Send, send_json
 
 ENV_VAR = "AFM_API_KEY"
@@ -76,6 +76,6 @@ class ApiKeyMiddleware:
             return
         message = ("Incorrect API key provided" if presented else
                    "Missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'")
-        status, body = error_reply(scope["path"], 401, message, "authentication_error",
+        status, body = error_reply(error_family(scope), 401, message, "authentication_error",
                                    code="invalid_api_key")
         await send_json(send, status, body, [(b"www-authenticate", b"Bearer")])

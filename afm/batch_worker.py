@@ -24,8 +24,8 @@ from typing import Any
 
 from afm.batch_validation import ValidateBody, validate_batch_file
 from afm.context import new_request_id
-from afm.errors import NotFound, ShuttingDown
-from afm.storage import TERMINAL, Store, error_record, output_record
+from afm.errors import ShuttingDown
+from afm.storage import TERMINAL, Missing, Store, error_record, output_record
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ class BatchWorker:
         batches = self.store.batches
         try:
             content = self.store.files.content(batch["input_file_id"])
-        except NotFound:
+        except Missing:
             batches.fail(batch["id"], [{"code": "invalid_file", "line": None,
                                         "param": "input_file_id",
                                         "message": "The input file was deleted."}])

@@ -48,11 +48,9 @@ class Drain:
 def _work(state: AppState) -> dict[str, int]:
     """What still runs: HTTP requests, requests on the engines, background responses and
     batches being driven (zero counts left out)."""
-    from serving.responses import background_running
-
     counts = {"HTTP requests": state.drain.in_flight,
               "generations": state.pool.active(),
-              "background responses": background_running(),
+              "background responses": len(state.background),
               "batches": int(state.worker is not None and state.worker.busy())}
     return {k: v for k, v in counts.items() if v}
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from afm.context import lease_scope, new_request_id, request_id_var
-from afm.errors import SHUTDOWN_RETRY_AFTER, ShuttingDown, error_reply, is_anthropic_route
+from afm.errors import SHUTDOWN_RETRY_AFTER, ShuttingDown, error_family, error_reply
 from afm.settings import Settings
 
 Scope = MutableMapping[str, Any]
@@ -66,7 +66,8 @@ class CorrelationMiddleware:
         scope.setdefault("state", {})["request_id"] = request_id
         encoded = request_id.encode("latin-1", "replace")
 
-        names = ANTHROPIC_CORRELATION if is_anthropic_route(scope["path"]) else CORRELATION_HEADERS
+        anthropic = error_family(scope) == "anthropic"  # decided here, once per request
+        names = ANTHROPIC_CORRELATION if anthropic else CORRELATION_HEADERS
 
         async def send_with_ids(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -95,11 +96,12 @@ EXPOSED = (
 TOKEN_PATHS = ("/v1/tokenize", "/v1/detokenize", "/v1/count_tokens")
 
 
-def allowed_headers(path: str, requested: str | None) -> str:
+def allowed_headers(scope: Scope, requested: str | None) -> str:
     """The preflight header allow-list of a route, as the errors document describes."""
+    path = scope["path"]
     if path.startswith("/v1/embeddings"):
         return requested or "Content-Type, Authorization"
-    if is_anthropic_route(path):  # plus what the preflight asks: the SDKs add x-stainless-*
+    if error_family(scope) == "anthropic":  # plus what the preflight asks (SDKs: x-stainless-*)
         return f"{ANTHROPIC_HEADERS}, {CORRELATION}" + (f", {requested}" if requested else "")
     if path.startswith("/v1/chat/completions/") and path.endswith("/cancel"):
         return f"{CHAT_HEADERS}, {CORRELATION}"
@@ -127,7 +129,7 @@ class CorsMiddleware:
                 (b"access-control-allow-origin", b"*"),
                 (b"access-control-allow-methods", b"GET, POST, DELETE, OPTIONS"),
                 (b"access-control-allow-headers", allowed_headers(
-                    scope["path"], _header(scope, b"access-control-request-headers")).encode()),
+                    scope, _header(scope, b"access-control-request-headers")).encode()),
                 (b"access-control-max-age", b"600"),
                 (b"content-length", b"0"),
             ]
@@ -170,8 +172,8 @@ class DrainMiddleware:
         if drain.active and scope["method"] == "POST" and not path.rstrip("/").endswith(
                 "/cancel"):
             refusal = ShuttingDown()
-            status, body = error_reply(path, refusal.status, refusal.message, refusal.type,
-                                       code=refusal.code)
+            status, body = error_reply(error_family(scope), refusal.status, refusal.message,
+                                       refusal.type, code=refusal.code)
             await send_json(send, status, body,
                             [(b"retry-after", SHUTDOWN_RETRY_AFTER.encode())])
             return
@@ -213,7 +215,7 @@ class BodyLimitMiddleware:
         limit = body_limit_for(self.settings, scope["method"], scope["path"])
         declared = _header(scope, b"content-length")
         if declared and declared.isdigit() and int(declared) > limit:
-            await self._too_large(send, scope["path"], limit)
+            await self._too_large(send, scope, limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -224,7 +226,7 @@ class BodyLimitMiddleware:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                await self._too_large(send, scope["path"], limit)
+                await self._too_large(send, scope, limit)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -242,8 +244,8 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     @staticmethod
-    async def _too_large(send: Send, path: str, limit: int) -> None:
-        status, body = error_reply(path, 413,
+    async def _too_large(send: Send, scope: Scope, limit: int) -> None:
+        status, body = error_reply(error_family(scope), 413,
                                    f"Request body exceeds this route's limit of {limit} bytes",
                                    "payload_too_large", code="payload_too_large")
         await send_json(send, status, body)

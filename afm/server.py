@@ -33,11 +33,11 @@ log = logging.getLogger("afm")
 
 def _check_data_dir(settings: Settings) -> None:
     """Fail fast when another server holds the data directory (or it cannot be created)."""
-    from afm.storage import StorageError, Store
+    from afm.storage import Store, StoreInUse
 
     try:
         Store(settings.data_dir).close()
-    except StorageError as exc:
+    except StoreInUse as exc:
         raise StartupError(EXIT_DATA_DIR, f"afm: {exc}; stop that server or pass another "
                            "--data-dir (two servers need two data directories)") from None
     except OSError as exc:

@@ -18,10 +18,11 @@ from afm.errors import NotFound, ServiceUnavailable
 from afm.model_catalog import DEFAULT_MODEL_ID, chat_catalogue, model_id_for
 from afm.model_pool import ModelPool
 from afm.settings import Settings
+from serving.background import BackgroundRuns
 from serving.model_context import ModelContext
 
 if TYPE_CHECKING:
-    from afm.batch_worker import BatchWorker
+    from afm.batch_worker import BatchWorker, Execute
     from afm.model_pool import LoadedModel
     from afm.storage import Store
     from engine.chat_engine import ChatEngine
@@ -65,10 +66,15 @@ class AppState:
     It is the process registry serving reads as its :class:`serving.model_context.Server`; a
     request gets a frozen :class:`~serving.model_context.ModelContext` bound to the chat model
     it names from :meth:`for_model`.
+
+    ``batch_executor`` runs one stored batch line (``(endpoint, body, request_id) ->
+    (status, body)``); by default :func:`serving.batch.execute_line` on this state, as a live
+    request would run; the in-process tests pass a scripted one.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, batch_executor: Execute | None = None) -> None:
         self.settings = settings
+        self.batch_executor: Execute = batch_executor or self._execute_line
         self.started_at = int(time.time())
         self.pool = ModelPool(settings, chat_catalogue(settings.models, settings.models_dir))
         self.tool_format = settings.tool_call_parser or "hermes"
@@ -83,6 +89,7 @@ class AppState:
         self.store: Store | None = None
         self.worker: BatchWorker | None = None
         self.speech: SpeechBackend | None = None
+        self.background = BackgroundRuns()
         self.drain = Drain(settings.shutdown_timeout)
 
     # ------------------------------------------------------------------ lifecycle
@@ -139,23 +146,25 @@ class AppState:
                                "simplify the schema or pass --disable-grammar-constraints"
                                ) from None
 
+    async def _execute_line(self, endpoint: str, body: dict[str, Any],
+                            request_id: str) -> tuple[int, dict[str, Any]]:
+        from serving.batch import execute_line
+
+        return await execute_line(self, endpoint, body, request_id)
+
     async def _start_batches(self) -> None:
         from afm.batch_validation import contract_violations
         from afm.batch_worker import BatchWorker
         from afm.storage import Store
-        from serving.batch import execute_line
 
         data_dir = Path(self.settings.data_dir)
         self.store = await asyncio.to_thread(Store, data_dir)
-        self.worker = BatchWorker(
-            self.store,
-            lambda endpoint, body, request_id: execute_line(self, endpoint, body, request_id),
-            contract_violations,
-            concurrency=self.settings.batch_concurrency,
-        )
+        self.worker = BatchWorker(self.store, self.batch_executor, contract_violations,
+                                  concurrency=self.settings.batch_concurrency)
         await self.worker.start()
 
     async def stop(self) -> None:
+        await self.background.stop()  # first: each stores itself `cancelled` while it can
         if self.worker is not None:
             await self.worker.stop()
         if self.speech is not None:

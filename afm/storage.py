@@ -23,6 +23,10 @@ the disk.
 Thread safety: one connection, guarded by a lock, so methods may be called from the event loop
 and from worker threads (``asyncio.to_thread``). Methods block for a disk write at most; the
 batch finalization (which writes whole output files) is meant to be called from a thread.
+
+Errors are the stores' own (:mod:`serving.store`: Missing, Conflict, Rejected, StoreInUse),
+with no HTTP status or request parameter; the serving operations and handlers map them to API
+errors.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from afm.errors import InvalidRequest, NotFound
+from serving.store import Conflict, Missing, Rejected, StoreInUse
 
 UPLOAD_PURPOSES: frozenset[str] = frozenset({"batch"})
 """Purposes a client may upload with; the HTTP layer rejects the others."""
@@ -116,17 +120,6 @@ CREATE INDEX IF NOT EXISTS responses_status ON responses(status);
 """
 
 
-class StorageError(Exception):
-    """The store cannot be used (its data directory is held by another process...).
-
-    Unknown ids raise :class:`afm.errors.NotFound`, requests that cannot be applied
-    :class:`afm.errors.InvalidRequest`, as the API reports them."""
-
-
-class Conflict(StorageError):
-    """The object's state does not allow the operation (e.g. cancel a completed batch)."""
-
-
 def new_id(prefix: str) -> str:
     """An id made of ``prefix`` and 24 lowercase hex characters."""
     return prefix + secrets.token_hex(12)
@@ -164,7 +157,7 @@ class Store:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(self._lock_fd)
-            raise StorageError(f"data directory {self.root} is in use by another process") from exc
+            raise StoreInUse(f"data directory {self.root} is in use by another process") from exc
         self._mutex = threading.RLock()
         self._db = sqlite3.connect(self.root / "afm.sqlite3", isolation_level=None,
                                    check_same_thread=False)
@@ -286,18 +279,18 @@ class FileStore:
     def get(self, file_id: str) -> dict[str, Any]:
         rows = self._s.query("SELECT * FROM files WHERE id = ?", (file_id,))
         if not rows:
-            raise NotFound(f"No such file: {file_id}")
+            raise Missing("file", file_id)
         return _file_object(rows[0])
 
     def list(self, purpose: str | None = None, limit: int = 10000, after: str | None = None,
              order: str = "desc") -> tuple[list[dict[str, Any]], bool]:
         """Files, newest first by default; returns ``(items, has_more)``.
 
-        ``after`` is the id of the last file of the previous page (NotFound if unknown);
+        ``after`` is the id of the last file of the previous page (Missing if unknown);
         ``order`` is "desc" or "asc" by creation.
         """
         if order not in ("asc", "desc"):
-            raise InvalidRequest("order must be 'asc' or 'desc'")
+            raise Rejected("order must be 'asc' or 'desc'")
         where, args = [], []
         if purpose is not None:
             where.append("purpose = ?")
@@ -305,7 +298,7 @@ class FileStore:
         if after is not None:
             rows = self._s.query("SELECT seq FROM files WHERE id = ?", (after,))
             if not rows:
-                raise NotFound(f"No such file: {after}")
+                raise Missing("file", after)
             where.append("seq < ?" if order == "desc" else "seq > ?")
             args.append(rows[0]["seq"])
         sql = "SELECT * FROM files"
@@ -320,12 +313,12 @@ class FileStore:
         try:
             return self._s.blob_path(file_id).read_bytes()
         except FileNotFoundError as exc:  # deleted concurrently
-            raise NotFound(f"No such file: {file_id}") from exc
+            raise Missing("file", file_id) from exc
 
     def delete(self, file_id: str) -> dict[str, Any]:
         with self._s.transaction() as db:
             if db.execute("DELETE FROM files WHERE id = ?", (file_id,)).rowcount == 0:
-                raise NotFound(f"No such file: {file_id}")
+                raise Missing("file", file_id)
         self._s.remove_blob(file_id)
         return {"id": file_id, "object": "file", "deleted": True}
 
@@ -353,18 +346,18 @@ class BatchStore:
 
     def create(self, input_file_id: str, endpoint: str, completion_window: str = "24h",
                metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        """Create a batch in ``validating``. NotFound for an unknown input file,
-        InvalidRequest when the file's purpose is not "batch" or the window is unknown."""
+        """Create a batch in ``validating``. Missing for an unknown input file, Rejected
+        when the file's purpose is not "batch" or the window is unknown."""
         if completion_window not in COMPLETION_WINDOWS:
-            raise InvalidRequest(f"Unsupported completion_window: {completion_window!r}")
+            raise Rejected(f"Unsupported completion_window: {completion_window!r}")
         batch_id = new_id("batch_")
         now = self._s.now()
         with self._s.transaction() as db:
             row = db.execute("SELECT purpose FROM files WHERE id = ?", (input_file_id,)).fetchone()
             if row is None:
-                raise NotFound(f"No such file: {input_file_id}")
+                raise Missing("file", input_file_id)
             if row["purpose"] != "batch":
-                raise InvalidRequest(f"File {input_file_id} has purpose {row['purpose']!r},"
+                raise Rejected(f"File {input_file_id} has purpose {row['purpose']!r},"
                                      " expected 'batch'")
             db.execute(
                 "INSERT INTO batches (id, endpoint, input_file_id, completion_window, status,"
@@ -377,7 +370,7 @@ class BatchStore:
     def get(self, batch_id: str) -> dict[str, Any]:
         rows = self._s.query("SELECT * FROM batches WHERE id = ?", (batch_id,))
         if not rows:
-            raise NotFound(f"No such batch: {batch_id}")
+            raise Missing("batch", batch_id)
         return self._objects(rows)[0]
 
     def list(self, limit: int = 20, after: str | None = None) -> tuple[list[dict[str, Any]], bool]:
@@ -388,7 +381,7 @@ class BatchStore:
         if after is not None:
             rows = self._s.query("SELECT seq FROM batches WHERE id = ?", (after,))
             if not rows:
-                raise NotFound(f"No such batch: {after}")
+                raise Missing("batch", after)
             sql += " WHERE seq < ?"
             args = (rows[0]["seq"],)
         rows, more = _page(self._s.query(sql + " ORDER BY seq DESC LIMIT ?",
@@ -401,12 +394,13 @@ class BatchStore:
         with self._s.transaction() as db:
             row = db.execute("SELECT status FROM batches WHERE id = ?", (batch_id,)).fetchone()
             if row is None:
-                raise NotFound(f"No such batch: {batch_id}")
+                raise Missing("batch", batch_id)
             if row["status"] in ("validating", "in_progress"):
                 db.execute("UPDATE batches SET status = 'cancelling', cancelling_at = ?"
                            " WHERE id = ?", (self._s.now(), batch_id))
             elif row["status"] not in ("cancelling", "cancelled"):
-                raise Conflict(f"Cannot cancel a batch with status {row['status']!r}")
+                raise Conflict(f"Cannot cancel a batch with status {row['status']!r}",
+                               key=batch_id, status=row["status"])
         return self.get(batch_id)
 
     # worker API
@@ -519,7 +513,7 @@ class BatchStore:
     def _status_in(self, db: sqlite3.Connection, batch_id: str, statuses: tuple[str, ...]) -> bool:
         row = db.execute("SELECT status FROM batches WHERE id = ?", (batch_id,)).fetchone()
         if row is None:
-            raise NotFound(f"No such batch: {batch_id}")
+            raise Missing("batch", batch_id)
         return row["status"] in statuses
 
     def _transition(self, batch_id: str, from_statuses: tuple[str, ...], to: str,
@@ -602,11 +596,11 @@ class ResponseStore:
         return json.loads(self._row(response_id, "object")["object"])
 
     def turn(self, response_id: str) -> str:
-        """The continuation of a finished response (InvalidRequest when it has none)."""
+        """The continuation of a finished response (Conflict when it has none)."""
         row = self._row(response_id, "status, turn")
         if row["turn"] is None:
-            raise InvalidRequest(f"Response {response_id} has status {row['status']!r} and "
-                                 "cannot be continued", param="previous_response_id")
+            raise Conflict(f"Response {response_id} has status {row['status']!r} and cannot "
+                           "be continued", key=response_id, status=row["status"])
         return str(row["turn"])
 
     def input_items(self, response_id: str, limit: int = 20, after: str | None = None,
@@ -618,7 +612,7 @@ class ResponseStore:
         if after is not None:
             at = next((i for i, item in enumerate(items) if item["id"] == after), None)
             if at is None:
-                raise NotFound(f"No input item {after} in response {response_id}")
+                raise Missing("input item", after, f"response {response_id}")
             items = items[at + 1:]
         return items[:limit], len(items) > limit
 
@@ -637,15 +631,15 @@ class ResponseStore:
 
     def cancel(self, response_id: str) -> tuple[dict[str, Any], bool]:
         """queued/in_progress background response -> cancelled. Returns the object and
-        whether it changed; InvalidRequest for a response created without `background`."""
+        whether it changed; Conflict for a response created without `background`."""
         with self._s.transaction() as db:
             row = db.execute("SELECT status, background, object FROM responses WHERE id = ?",
                              (response_id,)).fetchone()
             if row is None:
-                raise NotFound(f"No such response: {response_id}")
+                raise Missing("response", response_id)
             if not row["background"]:
-                raise InvalidRequest("Only background responses can be cancelled",
-                                     param="response_id")
+                raise Conflict("Only background responses can be cancelled", key=response_id,
+                               status=row["status"])
             obj = json.loads(row["object"])
             if row["status"] not in RESPONSE_UNFINISHED:
                 return obj, False
@@ -657,12 +651,12 @@ class ResponseStore:
     def delete(self, response_id: str) -> None:
         with self._s.transaction() as db:
             if db.execute("DELETE FROM responses WHERE id = ?", (response_id,)).rowcount == 0:
-                raise NotFound(f"No such response: {response_id}")
+                raise Missing("response", response_id)
 
     def _row(self, response_id: str, columns: str) -> sqlite3.Row:
         rows = self._s.query(f"SELECT {columns} FROM responses WHERE id = ?", (response_id,))
         if not rows:
-            raise NotFound(f"No such response: {response_id}")
+            raise Missing("response", response_id)
         return rows[0]
 
     def _fail_unfinished(self) -> None:

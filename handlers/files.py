@@ -18,15 +18,20 @@ from afm.errors import InvalidRequest, NotFound, PayloadTooLarge
 from afm.state import AppState, get_state
 from generated.models import DeletedFile, FileList, FileObject
 from handlers.replies import json_response
+from serving.store import StoreError, api_error
 
 T = TypeVar("T")
 
 
 async def in_store(state: AppState, fn: Callable[[storage.Store], T]) -> T:
-    """Run a blocking storage call off the event loop (its errors are API errors)."""
+    """Run a blocking storage call off the event loop; the store's errors become API errors
+    (:func:`serving.store.api_error`)."""
     if state.store is None:
         raise NotFound("File storage is not available")
-    return await asyncio.to_thread(fn, state.store)
+    try:
+        return await asyncio.to_thread(fn, state.store)
+    except StoreError as exc:
+        raise api_error(exc) from None
 
 
 async def create_file(body: dict[str, Any], file: UploadFile | None = None) -> Response:

@@ -36,8 +36,7 @@ async def create_response(body: dict[str, Any]) -> Response:
     if plan.stream:
         events = await responses.stream(state, plan)
         return sse_response(events, headers=headers, named=True)
-    outcome = await until_disconnect(responses.complete(state, plan))
-    await responses.save(state, plan, outcome)
+    outcome = await until_disconnect(responses.complete(state, plan))  # stored, unless cut
     return json_response(ResponseObject.model_validate(outcome.response), headers=headers)
 
 

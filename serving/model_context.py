@@ -1,9 +1,9 @@
 """What serving needs from the server process, and the frozen per-request model context.
 
 :class:`Server` is what serving reads of the process (the app's ``afm.state.AppState`` provides
-it): settings, the store, the embedding models, and :meth:`Server.for_model`, which hands a
-request a :class:`ModelContext`: the chat model it is bound to (engine, grammar compiler,
-tool-call format, id), fixed for the request's life.
+it): settings, the store, the background responses it runs, the embedding models, and
+:meth:`Server.for_model`, which hands a request a :class:`ModelContext`: the chat model it is
+bound to (engine, grammar compiler, tool-call format, id), fixed for the request's life.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from serving.background import BackgroundRuns
 from serving.context import note_usage
 from serving.errors import ServiceUnavailable
 
@@ -53,6 +54,7 @@ class Server(Protocol):
 
     settings: ServingSettings
     store: Any  # the app's Store (responses, files, batches), None without a data dir
+    background: BackgroundRuns  # the background responses this process runs
     backend_available: bool
     backend_detail: str | None
     model_id: str
@@ -87,6 +89,10 @@ class ModelContext:
     @property
     def store(self) -> Any:
         return self.server.store
+
+    @property
+    def background(self) -> BackgroundRuns:
+        return self.server.background
 
     def require_engine(self) -> ChatEngine:
         """The bound chat model's engine, or 503 when the backend cannot serve on this host."""

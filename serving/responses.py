@@ -14,9 +14,9 @@ import asyncio
 import dataclasses
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.types import GenerationStats
 from generated.models import CreateResponseRequest, ResponseTextFormatJsonSchema
@@ -35,6 +35,7 @@ from serving.errors import ApiError, InvalidRequest, NotFound, ShuttingDown
 from serving.prepare import ChatSpec, Prepared, prepare, template_kwargs
 from serving.response_output import Event, OutputBuilder, assistant_messages
 from serving.sampling import SamplingFields
+from serving.store import StoreError, api_error
 from serving.toolspec import function_tool, named_choice
 from serving.values import plain, unwrap
 
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from serving.model_context import ModelContext, Server
 
 log = logging.getLogger("afm.responses")
+
+T = TypeVar("T")
 
 HOSTED_TOOLS = ("web_search", "file_search", "code_interpreter", "computer", "mcp",
                 "image_generation")
@@ -290,8 +293,8 @@ def _outcome(state: ModelContext, p: Plan, builder: OutputBuilder, end: Final | 
     return Outcome(obj, turn)
 
 
-async def complete(state: ModelContext, p: Plan) -> Outcome:
-    """Run to the end and shape the whole `response` object."""
+async def run(state: ModelContext, p: Plan) -> Outcome:
+    """Run to the end and shape the whole `response` object (not stored)."""
     done = await collect(state.require_engine(), p.prepared.request,
                          state.settings.queue_timeout)
     parser = p.prepared.output_parser()
@@ -301,11 +304,30 @@ async def complete(state: ModelContext, p: Plan) -> Outcome:
     return _outcome(state, p, builder, done.final, done.token_ids)
 
 
-async def save(state: ModelContext, p: Plan, outcome: Outcome) -> None:
-    """Store a finished response in one transaction (nothing when `store` is false)."""
-    if p.store and state.store is not None:
-        await asyncio.to_thread(state.store.responses.create, outcome.response, p.input_items,
-                                _turn_json(outcome.turn))
+async def complete(state: ModelContext, p: Plan) -> Outcome:
+    """Run to the end, shape the whole `response` object and store it (JSON replies and
+    batch lines)."""
+    outcome = await run(state, p)
+    await store_response(state, p, outcome.response, outcome.turn)
+    return outcome
+
+
+async def store_response(state: Server | ModelContext, p: Plan, obj: dict[str, Any],
+                         turn: Turn | None = None, *, replaces: tuple[str, ...] = ()) -> bool:
+    """The one place a response is written, in one transaction, by every path (JSON, stream,
+    background, continuations): ``obj`` in any status, with ``turn``, what continues it.
+
+    A new response is inserted with its input items (nothing when `store` is false or the
+    server keeps no data directory); a background one already stored is replaced only while
+    its status is one of ``replaces`` (so a racing cancel or delete wins). Returns whether it
+    was written."""
+    if not p.store or state.store is None:
+        return False
+    text = _turn_json(turn)
+    if replaces:
+        return await _in_store(state, lambda s: s.update(p.id, replaces, obj, text))
+    await _in_store(state, lambda s: s.create(obj, p.input_items, text))
+    return True
 
 
 def _turn_json(turn: Turn | None) -> str | None:
@@ -352,7 +374,7 @@ class ResponseEncoder:
         incomplete = isinstance(end, Final) and end.finish_reason == "length"
         out = [self.numbered(e) for e in self.builder.finish(incomplete=incomplete)]
         outcome = _outcome(self.state, self.plan, self.builder, end, self.tokens)
-        await save(self.state, self.plan, outcome)
+        await store_response(self.state, self.plan, outcome.response, outcome.turn)
         kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
             outcome.response["status"], "response.completed")
         return [*out, self.numbered({"type": kind, "response": outcome.response})]
@@ -376,8 +398,8 @@ async def previous_turn(state: Server | ModelContext, response_id: str | None) -
     """The stored turn ``previous_response_id`` names (404 when unknown or not stored)."""
     if response_id is None:
         return None
-    store = _store(state)
-    return Turn(**json.loads(await asyncio.to_thread(store.responses.turn, response_id)))
+    turn = await _in_store(state, lambda s: s.turn(response_id), param="previous_response_id")
+    return Turn(**json.loads(turn))
 
 
 async def open_plan(state: ModelContext, req: CreateResponseRequest, request_id: str, *,
@@ -391,9 +413,7 @@ async def create(state: ModelContext, req: CreateResponseRequest, request_id: st
                  priority: int = 0) -> dict[str, Any]:
     """A whole response, stored unless `store` is false (batch lines run this)."""
     p = await open_plan(state, req, request_id, priority=priority)
-    outcome = await complete(state, p)
-    await save(state, p, outcome)
-    return outcome.response
+    return (await complete(state, p)).response
 
 
 def _store(state: Server | ModelContext) -> Any:
@@ -402,43 +422,54 @@ def _store(state: Server | ModelContext) -> Any:
     return state.store
 
 
-_RUNNING: dict[str, asyncio.Task[None]] = {}
-"""Background responses running in this process, by id."""
+async def _in_store(state: Server | ModelContext, call: Callable[[Any], T], *,
+                    param: str | None = None) -> T:
+    """``call(responses store)`` off the event loop; the store's errors become API errors
+    (``param``: the request parameter whose response the store refused)."""
+    store = _store(state)
+    try:
+        return await asyncio.to_thread(call, store.responses)
+    except StoreError as exc:
+        raise api_error(exc, param=param) from None
 
 
-def background_running() -> int:
-    """Background responses still running in this process (a stopping server waits for them)."""
-    return len(_RUNNING)
+UNFINISHED = ("queued", "in_progress")
 
 
 async def start_background(state: ModelContext, p: Plan) -> dict[str, Any]:
-    """Store the response as `queued` and run it in the background; returns the queued
-    object."""
-    store = _store(state)
+    """Store the response as `queued` and run it in the background, in the server's
+    registry (``state.background``); returns the queued object."""
+    _store(state)  # 404 without a data directory
+    if state.background.stopping:
+        raise ShuttingDown()
     queued = response_object(p, "queued")
-    await asyncio.to_thread(store.responses.create, queued, p.input_items, None)
-    task = asyncio.ensure_future(_held_background(state, p))
-    _RUNNING[p.id] = task
-    task.add_done_callback(lambda _: _RUNNING.pop(p.id, None))
+    await store_response(state, p, queued)
+    state.background.start(p.id, _held_background(state, p))
     return queued
 
 
 async def _held_background(state: ModelContext, p: Plan) -> None:
     """Run in the background, holding the model in a lease scope of its own (the request's
-    ends with its reply)."""
-    with lease_scope():
-        await _run_background(await state.for_model(state.model_id, new_request=False), p)
+    ends with its reply). Cut short because the server stops (its registry's ``stop``), the
+    response is stored `cancelled`, as a graceful stop ends every run (a cancel or delete has
+    already written its own end)."""
+    try:
+        with lease_scope():
+            await _run_background(await state.for_model(state.model_id, new_request=False), p)
+    except asyncio.CancelledError:
+        if state.background.stopping:
+            await store_response(state, p, response_object(p, "cancelled"), replaces=UNFINISHED)
+        raise
 
 
 async def _run_background(state: ModelContext, p: Plan) -> None:
-    store = _store(state)
     running = response_object(p, "in_progress")
-    if not await asyncio.to_thread(store.responses.update, p.id, ("queued",), running):
+    if not await store_response(state, p, running, replaces=("queued",)):
         return  # cancelled or deleted before it started
     turn = None
     try:
-        outcome = await complete(state, p)
-        obj, turn = outcome.response, _turn_json(outcome.turn)
+        outcome = await run(state, p)
+        obj, turn = outcome.response, outcome.turn
     except ShuttingDown:  # still queued for a slot when the server began to stop
         obj = response_object(p, "cancelled")
     except ApiError as exc:
@@ -447,31 +478,27 @@ async def _run_background(state: ModelContext, p: Plan) -> None:
     except Exception as exc:  # noqa: BLE001 - recorded on the response
         log.exception("background response %s failed", p.id)
         obj = response_object(p, "failed", error={"code": "server_error", "message": str(exc)})
-    await asyncio.to_thread(store.responses.update, p.id, ("in_progress",), obj, turn)
+    await store_response(state, p, obj, turn, replaces=("in_progress",))
 
 
 async def cancel(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
     """Cancel a queued or running background response (finished ones are returned as is)."""
-    obj, changed = await asyncio.to_thread(_store(state).responses.cancel, response_id)
-    task = _RUNNING.get(response_id)
-    if changed and task is not None:
-        task.cancel()
+    obj, changed = await _in_store(state, lambda s: s.cancel(response_id), param="response_id")
+    if changed:
+        state.background.cancel(response_id)
     return obj
 
 
 async def delete(state: Server | ModelContext, response_id: str) -> None:
     """Delete a stored response, stopping it first if it runs in the background."""
-    await asyncio.to_thread(_store(state).responses.delete, response_id)
-    task = _RUNNING.get(response_id)
-    if task is not None:
-        task.cancel()
+    await _in_store(state, lambda s: s.delete(response_id))
+    state.background.cancel(response_id)
 
 
 async def retrieve(state: Server | ModelContext, response_id: str) -> dict[str, Any]:
-    return await asyncio.to_thread(_store(state).responses.get, response_id)
+    return await _in_store(state, lambda s: s.get(response_id))
 
 
 async def input_items_page(state: Server | ModelContext, response_id: str, limit: int,
                            after: str | None, order: str) -> tuple[list[dict[str, Any]], bool]:
-    return await asyncio.to_thread(_store(state).responses.input_items, response_id, limit,
-                                   after, order)
+    return await _in_store(state, lambda s: s.input_items(response_id, limit, after, order))

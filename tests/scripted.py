@@ -52,7 +52,8 @@ async def replay(events: list[GenerationEvent], delay: float = 0.0
 
 class ScriptedEngine:
     """Answers each request with the next script (or ``reply(request)``); raises
-    ServerBusyError when a script is the string "busy"."""
+    ServerBusyError when a script is the string "busy", runs until cancelled when it is
+    "hang"."""
 
     def __init__(self, tokenizer: Any = None, *, max_context: int = 2048,
                  vocab_size: int = 50000) -> None:
@@ -81,6 +82,8 @@ class ScriptedEngine:
             self.reply(request) if self.reply else script("ok"))
         if planned == "busy":
             raise ServerBusyError()
+        if planned == "hang":  # runs until cancelled
+            await asyncio.Event().wait()
         assert not isinstance(planned, str)
         for event in planned:
             yield event

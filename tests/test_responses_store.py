@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from afm.errors import InvalidRequest, NotFound
 from afm.storage import Store
+from serving.store import Conflict, Missing
 
 
 def obj(rid: str, status: str = "completed", background: bool = False) -> dict[str, Any]:
@@ -33,20 +33,20 @@ def test_create_get_items_delete(tmp_path: Path) -> None:
         assert [i["id"] for i in page] == ["msg_2", "msg_3", "msg_4"] and not more
         page, _ = store.responses.input_items("resp_a", limit=2)
         assert [i["id"] for i in page] == ["msg_4", "msg_3"]
-        with pytest.raises(NotFound):
+        with pytest.raises(Missing):
             store.responses.input_items("resp_a", after="msg_x")
         store.responses.delete("resp_a")
         for call in (lambda: store.responses.get("resp_a"),
                      lambda: store.responses.delete("resp_a"),
                      lambda: store.responses.turn("resp_a")):
-            with pytest.raises(NotFound):
+            with pytest.raises(Missing):
                 call()
 
 
 def test_background_transitions_and_cancel(tmp_path: Path) -> None:
     with Store(tmp_path) as store:
         store.responses.create(obj("resp_b", "queued", True), ITEMS[:1], None)
-        with pytest.raises(InvalidRequest):  # no continuation yet
+        with pytest.raises(Conflict):  # no continuation yet
             store.responses.turn("resp_b")
         assert store.responses.update("resp_b", ("queued",), obj("resp_b", "in_progress", True))
         cancelled, changed = store.responses.cancel("resp_b")
@@ -57,7 +57,7 @@ def test_background_transitions_and_cancel(tmp_path: Path) -> None:
         again, changed = store.responses.cancel("resp_b")
         assert not changed and again["status"] == "cancelled"
         store.responses.create(obj("resp_c"), ITEMS[:1], None)
-        with pytest.raises(InvalidRequest):
+        with pytest.raises(Conflict):
             store.responses.cancel("resp_c")
 
 

@@ -176,6 +176,33 @@ def test_second_signal_exits_at_once(tmp_path: Path, tiny_model: Path) -> None:
         server.kill()
 
 
+# ---------------------------------------------------------------- background responses
+
+
+def test_background_response_ends_cancelled_across_a_restart(tmp_path: Path,
+                                                             tiny_model: Path) -> None:
+    """A background response running at SIGTERM is stored `cancelled` (the server's state
+    owns the runs and ends them at the stop); after a restart on the same data directory it
+    reads back in that terminal state, never `in_progress`."""
+    server = _start(tmp_path, tiny_model, "--shutdown-timeout", "1")
+    try:
+        sdk: openai.OpenAI = server.openai(timeout=60)  # type: ignore[assignment]
+        running = sdk.responses.create(model="m", input="tell me a long story", background=True,
+                                       max_output_tokens=LONG, temperature=0)
+        assert running.status == "queued"
+        eventually(lambda: sdk.responses.retrieve(running.id).status == "in_progress", 60,
+                   "the background response runs")
+        assert server.proc is not None
+        server.proc.send_signal(signal.SIGTERM)
+        assert_clean_exit(server, time.monotonic(), 30)
+        server.start()
+        after = httpx.get(f"{server.url}/v1/responses/{running.id}", timeout=10).json()
+        assert after["status"] == "cancelled" and after["error"] is None, after
+        assert not schema_errors(component("ResponseObject"), after)
+    finally:
+        server.kill()
+
+
 # ---------------------------------------------------------------- every surface under load
 
 

@@ -13,10 +13,10 @@ from afm.storage import (
     OUTPUT_PURPOSE,
     UPLOAD_PURPOSES,
     Conflict,
-    InvalidRequest,
-    NotFound,
-    StorageError,
+    Missing,
+    Rejected,
     Store,
+    StoreInUse,
     error_record,
     output_record,
 )
@@ -45,7 +45,7 @@ def test_file_roundtrip_and_shape(store: Store) -> None:
     assert store.files.content(f["id"]) == b"hello\n"
     assert store.files.delete(f["id"]) == {"id": f["id"], "object": "file", "deleted": True}
     for call in (store.files.get, store.files.content, store.files.delete):
-        with pytest.raises(NotFound):
+        with pytest.raises(Missing):
             call(f["id"])
     assert not any(store.blob_dir.iterdir())
     assert "batch" in UPLOAD_PURPOSES and OUTPUT_PURPOSE not in UPLOAD_PURPOSES
@@ -74,9 +74,9 @@ def test_file_list_order_filter_pagination(store: Store) -> None:
     assert [f["id"] for f in items] == ids[2:]
     items, _ = store.files.list(purpose="batch")
     assert [f["id"] for f in items] == [ids[3], ids[1]]
-    with pytest.raises(NotFound):
+    with pytest.raises(Missing):
         store.files.list(after="file-unknown")
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Rejected):
         store.files.list(order="sideways")
 
 
@@ -100,7 +100,7 @@ def test_torn_and_orphan_blobs_are_collected_at_open(tmp_path: Path) -> None:
 
 
 def test_directory_lock(tmp_path: Path) -> None:
-    with Store(tmp_path), pytest.raises(StorageError, match="in use"):
+    with Store(tmp_path), pytest.raises(StoreInUse, match="in use"):
         Store(tmp_path)
     Store(tmp_path).close()  # released on close
 
@@ -122,14 +122,14 @@ def test_batch_create_shape_and_errors(store: Store) -> None:
     assert all(b[k] is None for k in ("output_file_id", "error_file_id", "in_progress_at",
                                       "completed_at", "failed_at", "cancelled_at"))
     assert store.batches.get(b["id"]) == b
-    with pytest.raises(NotFound):
+    with pytest.raises(Missing):
         store.batches.create("file-nope", "/v1/chat/completions")
     out = store.files.create("o.jsonl", "batch_output", b"{}\n")
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Rejected):
         store.batches.create(out["id"], "/v1/chat/completions")
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Rejected):
         store.batches.create(f["id"], "/v1/chat/completions", "1h")
-    with pytest.raises(NotFound):
+    with pytest.raises(Missing):
         store.batches.get("batch_nope")
 
 
@@ -144,7 +144,7 @@ def test_batch_list_pagination(store: Store) -> None:
     assert [b["id"] for b in items] == [ids[0]] and not more
     items, more = store.batches.list()
     assert len(items) == 5 and not more
-    with pytest.raises(NotFound):
+    with pytest.raises(Missing):
         store.batches.list(after="batch_nope")
 
 
@@ -191,5 +191,5 @@ def test_cancel_transitions(store: Store) -> None:
     b = store.batches.get(bid)
     assert b["status"] == "cancelled" and b["output_file_id"] is None
     assert store.batches.cancel(bid)["status"] == "cancelled"
-    with pytest.raises(NotFound):
+    with pytest.raises(Missing):
         store.batches.cancel("batch_nope")

@@ -5,11 +5,14 @@ test model's real tokenizer. No subprocess, no model weights, no port."""
 from __future__ import annotations
 
 import asyncio
+import inspect
+import time
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -17,6 +20,8 @@ import pytest
 from afm import model_pool
 from afm.settings import Settings
 from tests.scripted import ScriptedEngine
+
+T = TypeVar("T")
 
 with warnings.catch_warnings():  # connexion imports deprecated jsonschema names
     warnings.filterwarnings("ignore", "jsonschema", DeprecationWarning)
@@ -71,17 +76,30 @@ class Api:
         return await self.client.post(path, json=body, **kw)
 
 
+def settings(data_dir: Path) -> Settings:
+    """The settings of the in-process apps."""
+    return Settings(data_dir=data_dir, grammar_constraints=False, webui=False, no_speech=True,
+                    queue_timeout=2.0)
+
+
 @pytest.fixture(scope="session")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session app's data directory (each lifespan opens and closes its store)."""
+    return tmp_path_factory.mktemp("afm-data")
+
+
+@pytest.fixture(scope="session")
+def app(data_dir: Path) -> Any:
     """One app for the session (building it reads the contract: seconds); each test runs its
     own lifespan, so each gets a fresh server state and engine."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("afm-data"), grammar_constraints=False,
-                        webui=False, no_speech=True, queue_timeout=2.0)
-    return create_app(settings)
+    return create_app(settings(data_dir))
 
 
-@pytest.fixture
-async def api(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Api]:
+@asynccontextmanager
+async def serve(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
+                ) -> AsyncIterator[Api]:
+    """One lifespan of ``app`` on a fresh scripted engine, and its client; the app's state
+    stops when the block ends."""
     engine = ScriptedEngine(tokenizer, vocab_size=len(tokenizer))
     engine.eos_token_ids = set(tokenizer.eos_token_ids)
 
@@ -93,3 +111,24 @@ async def api(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch) -> Asyn
         transport = httpx.ASGITransport(app=served)
         async with httpx.AsyncClient(transport=transport, base_url="http://afm.test") as client:
             yield Api(client, engine)
+
+
+async def eventually(condition: Callable[[], T | Awaitable[T]], within: float = 5.0,
+                     what: str = "") -> T:
+    """Poll ``condition`` (a function or a coroutine function) on the event loop until it is
+    truthy (returned) or ``within`` seconds pass (the test fails, naming ``what``)."""
+    deadline = time.monotonic() + within
+    while True:
+        value = condition()
+        if inspect.isawaitable(value):
+            value = await value
+        if value:
+            return value  # type: ignore[return-value]
+        assert time.monotonic() < deadline, f"not within {within:g}s: {what}"
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def api(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Api]:
+    async with serve(app, tokenizer, monkeypatch) as client:
+        yield client

@@ -4,8 +4,13 @@ tokens only when the engine says the text is exact."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
-from tests.api.conftest import Api
+import pytest
+
+from afm.storage import Store
+from tests.api.conftest import Api, eventually, serve
 from tests.scripted import script
 
 
@@ -60,3 +65,24 @@ async def test_engine_failure_mid_stream_fails_the_response(api: Api) -> None:
     events = [json.loads(line[6:]) for line in r.text.splitlines() if line.startswith("data: {")]
     assert events[-1]["type"] == "response.failed"
     assert events[-1]["response"]["error"]["message"] == "Generation failed: boom"
+
+
+async def test_a_background_response_running_at_the_stop_is_stored_cancelled(
+        app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """The server's state owns the background runs: stopping it (the lifespan's end) cancels
+    what still runs and stores it `cancelled`, so a restart finds no `in_progress` (which the
+    store would then mark `failed`, as after a crash)."""
+    async with serve(app, tokenizer, monkeypatch) as api:
+        api.engine.scripts.append("hang")
+        r = await api.post("/v1/responses", {"model": "tiny", "input": "Hi", "background": True})
+        assert r.status_code == 200 and r.json()["status"] == "queued", r.text
+        rid = r.json()["id"]
+
+        async def status() -> str:
+            return (await api.client.get(f"/v1/responses/{rid}")).json()["status"]
+
+        await eventually(lambda: api.engine.requests, 5, "the background run reaches the engine")
+        assert await status() == "in_progress"
+    with Store(data_dir) as store:  # what a restart reads
+        stored = store.responses.get(rid)
+    assert stored["status"] == "cancelled" and stored["error"] is None, stored
