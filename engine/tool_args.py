@@ -2,7 +2,8 @@
 
 :class:`ParsedCall` is what a format's parser returns; :func:`parse_json_calls` reads the JSON call
 objects most formats use; :func:`convert_param_value` turns qwen3_xml's raw parameter text into a
-JSON value using the tool's schema.
+JSON value using the tool's schema; :func:`parse_partial` reads a call's arguments while the
+model is still writing them.
 """
 
 from __future__ import annotations
@@ -14,12 +15,22 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.argument_stream import parse_partial
+import jiter
 
 _ALNUM = string.ascii_letters + string.digits
 
 DECODER = json.JSONDecoder(strict=False)
 """Lenient JSON decoder (raw control characters allowed inside strings)."""
+
+
+def parse_partial(text: str, *, cut_strings: bool = True) -> Any:
+    """The value an incomplete JSON text starts, or None when it cannot be read. A string cut
+    short is kept as written so far, or (``cut_strings=False``) left out with its key."""
+    try:
+        return jiter.from_json(text.encode(),
+                               partial_mode="trailing-strings" if cut_strings else "on")
+    except ValueError:
+        return None
 
 
 def new_call_id() -> str:
@@ -163,7 +174,7 @@ def tool_properties(tools: list[dict] | None, name: str) -> dict:
 PartialCall = tuple[str, Any]
 """A call being written: its complete name and its arguments object so far (None when the
 arguments have not started; a string cut short stays in it, see
-:func:`engine.argument_stream.parse_partial`)."""
+:func:`parse_partial`)."""
 
 
 def _partial_from_objs(named: Any, growing: Any, args_keys: tuple[str, ...]

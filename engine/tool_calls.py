@@ -2,8 +2,8 @@
 tool-call modules (formats live in :mod:`engine.tool_formats`, values in :mod:`engine.tool_args`).
 
 A call block the parser cannot read is left in the content and logged; it is never dropped.
-The streaming :class:`engine.output.OutputProcessor` scans with the same format objects, so
-streamed and non-streamed parsing agree.
+Serving's streaming :class:`serving.output_parser.OutputProcessor` scans with the same format
+objects, so streamed and non-streamed parsing agree.
 """
 
 from __future__ import annotations

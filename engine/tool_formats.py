@@ -4,10 +4,10 @@ Each :class:`ToolCallFormat` holds everything the server knows about one markup:
 open a call block (and the special tokens the detokenizer must keep visible for them), where a
 block ends and how to read it, how to recognise the format in a chat template, and the xgrammar
 structural tags that constrain calls (:mod:`engine.grammar` supplies the arguments' content).
-The parser (:func:`engine.tool_calls.parse_tool_calls`), the streaming splitter
-(:class:`engine.output.OutputProcessor`) and the grammar builder all go through these objects, so
-streamed output, non-streamed output and constrained output agree. Adding a format is one
-subclass and one :func:`register` call.
+The parser (:func:`engine.tool_calls.parse_tool_calls`), serving's streaming splitter
+(:class:`serving.output_parser.OutputProcessor`) and the grammar builder all go through these
+objects, so streamed output, non-streamed output and constrained output agree. Adding a format
+is one subclass and one :func:`register` call.
 
 Formats (names match the ``--tool-call-parser`` flag):
 
@@ -29,7 +29,6 @@ import json
 import re
 from typing import Any, ClassVar
 
-from engine.argument_stream import parse_partial
 from engine.tool_args import (
     DECODER,
     ParsedCall,
@@ -38,6 +37,7 @@ from engine.tool_args import (
     call_from_obj,
     convert_param_value,
     parse_json_calls,
+    parse_partial,
     partial_json_calls,
     tool_properties,
 )

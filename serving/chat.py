@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
-from engine.output import Delta
 from engine.types import GenerationStats, TokenLogprob
 from generated.models import ChatCompletionRequest
 from serving import ids
 from serving.context import current_request_id
 from serving.driver import Failed, Final, Generation, Start, Step, collect, encode
+from serving.output_parser import Delta
 from serving.prepare import ChatSpec, Prepared
 from serving.run import finish_reason
 from serving.sampling import SamplingFields

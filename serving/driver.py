@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from engine.output import Delta, OutputProcessor
 from engine.types import GenerationEvent, GenerationRequest, GenerationStats, TokenLogprob
+from serving.output_parser import Delta, OutputProcessor
 from serving.run import first_event, generation_failed, note_final
 
 if TYPE_CHECKING:

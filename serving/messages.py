@@ -17,12 +17,12 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.output import FinalOutput
 from engine.types import GenerationStats
 from generated.models import MessagesCountTokensRequest, MessagesRequest
 from serving import ids, sealed
 from serving.driver import Final, collect
 from serving.errors import InvalidRequest
+from serving.output_parser import FinalOutput
 from serving.prepare import ChatSpec, Prepared, render_tokens, template_kwargs
 from serving.sampling import SamplingFields
 from serving.sealed import seal, unseal

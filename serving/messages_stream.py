@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from engine.output import Delta
 from serving import sealed
 from serving.context import current_request_id
 from serving.driver import Failed, Final, Generation, Start, Step, encode
 from serving.messages import message, stop_reason, tool_use_id, usage
+from serving.output_parser import Delta
 from serving.prepare import Prepared
 from serving.sealed import seal
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.output import OutputProcessor
 from engine.types import GenerationRequest
 from serving.context import note_warnings
 from serving.errors import InvalidRequest
+from serving.output_parser import OutputProcessor
 from serving.sampling import SamplingFields, sampling_params
 from serving.toolspec import ToolChoice
 

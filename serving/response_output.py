@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.output import Delta
 from serving import ids
+from serving.output_parser import Delta
 from serving.sealed import seal
 
 Event = dict[str, Any]
@@ -38,8 +38,8 @@ class _Open:
 
 
 class OutputBuilder:
-    """Builds ``output`` items from :class:`engine.output.Delta` objects, returning the stream
-    events (without ``sequence_number``) each delta causes."""
+    """Builds ``output`` items from :class:`serving.output_parser.Delta` objects, returning the
+    stream events (without ``sequence_number``) each delta causes."""
 
     def __init__(self, names: dict[str, tuple[str, str]] | None = None,
                  seal_key: bytes | None = None) -> None:

@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,8 @@ import pytest
 from engine.blas import preload_fast_blas
 
 preload_fast_blas()  # before any test module imports mlx.core
+
+from tests.waiting import eventually  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,17 +38,18 @@ def free_port() -> int:
 def wait_for_health(url: str, exited: Callable[[], bool], timeout: float) -> str:
     """Poll ``url``/health until it answers 200 (``"healthy"``), ``exited()`` turns true
     (``"exited"``) or ``timeout`` seconds pass (``"timeout"``)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def state() -> str | None:
         if exited():
             return "exited"
         try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                return "healthy"
+            return "healthy" if httpx.get(url + "/health", timeout=2).status_code == 200 else None
         except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    return "timeout"
+            return None
+
+    try:
+        return eventually(state, timeout, f"{url}/health answers 200", interval=0.3)
+    except AssertionError:
+        return "timeout"
 
 
 @dataclass

@@ -5,30 +5,27 @@ equal to the usage the client was sent; `--log-format json` makes every line a J
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from tests.conftest import LiveServer
+from tests.waiting import eventually
 
 CHAT = {"messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 8, "seed": 3}
 
 
 def access_lines(server: LiveServer, request_id: str, wait: float = 10.0) -> list[dict[str, Any]]:
     """The JSON access lines of ``request_id`` (the line follows the response's last byte)."""
-    deadline = time.monotonic() + wait
-    while True:
-        found = []
-        for line in server.log_path.read_text(errors="replace").splitlines():
-            if line.startswith("{"):
-                entry = json.loads(line)
-                if entry.get("logger") == "afm.access" and entry["request_id"] == request_id:
-                    found.append(entry)
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)
+    def found() -> list[dict[str, Any]]:
+        entries = [json.loads(line) for line in
+                   server.log_path.read_text(errors="replace").splitlines()
+                   if line.startswith("{")]
+        return [e for e in entries
+                if e.get("logger") == "afm.access" and e["request_id"] == request_id]
+
+    return eventually(found, wait, f"an access line for {request_id}", interval=0.1)
 
 
 def test_json_access_lines(live_server: Callable[..., LiveServer]) -> None:
@@ -84,13 +81,8 @@ def test_text_access_line(server: LiveServer) -> None:
     reply = client.chat.completions.with_raw_response.create(  # type: ignore[attr-defined]
         model="x", extra_headers={"X-Request-ID": "req-text-line"}, **CHAT)
     usage = reply.parse().usage
-    deadline = time.monotonic() + 10
-    while True:
-        lines = [line for line in server.log_path.read_text().splitlines()
-                 if "afm.access" in line and "req-text-line" in line]
-        if lines or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
-    [line] = lines
+    [line] = eventually(lambda: [line for line in server.log_path.read_text().splitlines()
+                                 if "afm.access" in line and "req-text-line" in line], 10,
+                        "the access line of req-text-line", interval=0.1)
     assert "POST /v1/chat/completions 200 " in line
     assert f" in={usage.prompt_tokens} out={usage.completion_tokens}" in line

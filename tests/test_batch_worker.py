@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import pytest
 from afm.batch_validation import validate_batch_file
 from afm.batch_worker import BatchWorker
 from afm.storage import Store
+from tests.waiting import eventually_async
 
 EP = "/v1/chat/completions"
 REPO = Path(__file__).resolve().parents[1]
@@ -165,9 +165,8 @@ async def test_cancel_midway(store: Store) -> None:
     await worker.start()
     try:
         worker.wake()
-        async with asyncio.timeout(20):
-            while store.batches.get(bid)["request_counts"]["completed"] < 3:
-                await asyncio.sleep(0.01)
+        await eventually_async(lambda: store.batches.get(bid)["request_counts"]["completed"]
+                               >= 3, 20, "three lines completed")
         assert store.batches.cancel(bid)["status"] == "cancelling"
         worker.wake()
         await worker.wait_idle(timeout=20)
@@ -199,9 +198,8 @@ async def test_stop_and_resume_in_process(tmp_path: Path) -> None:
         w = BatchWorker(s, gated, no_body_errors)
         await w.start()
         w.wake()
-        async with asyncio.timeout(20):
-            while s.batches.get(bid)["request_counts"]["completed"] < 4:
-                await asyncio.sleep(0.01)
+        await eventually_async(lambda: s.batches.get(bid)["request_counts"]["completed"]
+                               >= 4, 20, "four lines completed")
         await w.stop()  # in-flight lines are cancelled, unrecorded
     gate.set()
     with Store(tmp_path) as s:
@@ -279,11 +277,13 @@ async def test_crash_restart_every_custom_id_exactly_once(tmp_path: Path) -> Non
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, str(script), str(data)], env=env)
     try:
-        deadline = time.monotonic() + 60
-        while len(recorded_ids(data, bid)) < 10:
+        def progressed() -> bool:
+            if len(recorded_ids(data, bid)) >= 10:
+                return True
             assert proc.poll() is None, "worker process died"
-            assert time.monotonic() < deadline, "worker made no progress"
-            await asyncio.sleep(0.02)
+            return False
+
+        await eventually_async(progressed, 60, "the worker records ten lines", interval=0.02)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()

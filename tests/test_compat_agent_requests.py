@@ -8,7 +8,6 @@ back on the next turn. Prompt lengths (count_tokens, usage) show what reached th
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from tests.conftest import LiveServer
 from tests.contract_support import parse_sse
 from tests.test_compat_reasoning import build_think_model
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -51,13 +51,11 @@ def events(body: str) -> list[dict[str, Any]]:
 
 
 def access_line(server: LiveServer, request_id: str, wait: float = 10.0) -> str:
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        for line in server.log_path.read_text(errors="replace").splitlines():
-            if "afm.access" in line and request_id in line:
-                return line
-        time.sleep(0.1)
-    raise AssertionError(f"no access line for {request_id}")
+    def found() -> str | None:
+        return next((line for line in server.log_path.read_text(errors="replace").splitlines()
+                     if "afm.access" in line and request_id in line), None)
+
+    return eventually(found, wait, f"an access line for {request_id}", interval=0.1)
 
 
 def test_system_turns_render_in_place_as_chat_renders_them(server: LiveServer) -> None:

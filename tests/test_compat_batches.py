@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from openai.types import Batch
 
 from tests.conftest import LiveServer
 from tests.test_compat_files import SERVER_FLAGS, assert_envelope, chat_line, jsonl
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -51,13 +51,14 @@ def upload(sdk: openai.OpenAI, lines: list[dict] | bytes, name: str = "input.jso
 
 def wait_for(sdk: openai.OpenAI, batch_id: str, until: Callable[[Batch], bool],
              timeout: float = 120.0) -> Batch:
-    deadline = time.monotonic() + timeout
-    while True:
-        batch = sdk.batches.retrieve(batch_id)
-        if until(batch):
-            return batch
-        assert time.monotonic() < deadline, f"batch stuck: {batch}"
-        time.sleep(0.1)
+    last: list[Batch] = []
+
+    def reached() -> Batch | None:
+        last[:] = [sdk.batches.retrieve(batch_id)]
+        return last[0] if until(last[0]) else None
+
+    return eventually(reached, timeout, f"batch {batch_id} moves on", interval=0.1,
+                      detail=lambda: f"batch stuck: {last[0]}")
 
 
 def finish(sdk: openai.OpenAI, batch_id: str, timeout: float = 120.0) -> Batch:

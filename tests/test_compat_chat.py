@@ -16,6 +16,7 @@ import openai
 import pytest
 
 from tests.conftest import LiveServer
+from tests.waiting import eventually
 
 MSG = [{"role": "user", "content": "Tell me a story about a lighthouse."}]
 
@@ -350,12 +351,8 @@ def test_cancel_non_streaming(server: LiveServer, client: Any) -> None:
 
     t = threading.Thread(target=run)
     t.start()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        c = httpx.post(server.url + "/v1/chat/completions/cancel-json-1/cancel")
-        if c.status_code == 200:
-            break
-        time.sleep(0.05)
+    eventually(lambda: httpx.post(server.url + "/v1/chat/completions/cancel-json-1/cancel")
+               .status_code == 200, 30, "the request is cancelled by id")
     t.join(60)
     assert result["r"].choices[0].finish_reason == "cancelled"
     assert result["r"].usage.completion_tokens < 3000
@@ -380,13 +377,9 @@ def test_disconnect_frees_the_engine(server: LiveServer) -> None:
             if line.startswith("data: {"):
                 break
     # the client is gone: within moments the request is no longer in flight
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        gone = httpx.post(server.url + "/v1/chat/completions/disconnect-1/cancel")
-        if gone.status_code == 404 and _running(server) == 0:
-            return
-        time.sleep(0.1)
-    raise AssertionError("generation kept running after the client disconnected")
+    eventually(lambda: httpx.post(server.url + "/v1/chat/completions/disconnect-1/cancel")
+               .status_code == 404 and _running(server) == 0, 10,
+               "the generation ends after the client disconnected", interval=0.1)
 
 
 def test_server_busy_after_queue_timeout(live_server: Callable[..., LiveServer]) -> None:

@@ -8,7 +8,6 @@ in `extra_body`, with AFM's `seed`."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 from engine.model_runner import MIN_PREFIX_REUSE
 from tests.conftest import LiveServer
 from tests.contract_support import parse_sse_events, stream_errors
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -307,10 +307,6 @@ def test_counts_in_metrics_and_disconnect_frees_the_slot(server: LiveServer,
         for line in r.iter_lines():
             if line.startswith("event: message_start"):
                 break
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        gone = httpx.post(server.url + "/v1/chat/completions/msg-disconnect-1/cancel")
-        if gone.status_code == 404 and _running(server) == 0:
-            return
-        time.sleep(0.1)
-    raise AssertionError("generation kept running after the client disconnected")
+    eventually(lambda: httpx.post(server.url + "/v1/chat/completions/msg-disconnect-1/cancel")
+               .status_code == 404 and _running(server) == 0, 10,
+               "the generation ends after the client disconnected", interval=0.1)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from tests.conftest import LiveServer
 from tests.contract_support import component, schema_errors
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -294,10 +295,11 @@ def test_background_response_completes_and_cancel_stops_one(sdk: openai.OpenAI) 
     r = sdk.responses.create(model="afm-default", input="Hi", background=True,
                              max_output_tokens=8)
     assert r.status == "queued" and r.background is True
-    deadline = time.monotonic() + 60
-    while (r := sdk.responses.retrieve(r.id)).status in ("queued", "in_progress"):
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    def ended(response_id: str) -> Any:
+        got = sdk.responses.retrieve(response_id)
+        return got if got.status not in ("queued", "in_progress") else None
+
+    r = eventually(lambda: ended(r.id), 60, "the background response ends", interval=0.1)
     assert r.status in ("completed", "incomplete") and r.output and r.usage.output_tokens > 0
     assert sdk.responses.cancel(r.id).status == r.status  # finished: returned as is
 
@@ -341,10 +343,11 @@ def test_responses_as_a_batch_endpoint(sdk: openai.OpenAI) -> None:
     file_id = sdk.files.create(file=("in.jsonl", io.BytesIO(content)), purpose="batch").id
     batch = sdk.batches.create(input_file_id=file_id, endpoint="/v1/responses",
                                completion_window="24h")
-    deadline = time.monotonic() + 120
-    while (batch := sdk.batches.retrieve(batch.id)).status not in ("completed", "failed"):
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    def ended(batch_id: str) -> Any:
+        got = sdk.batches.retrieve(batch_id)
+        return got if got.status in ("completed", "failed") else None
+
+    batch = eventually(lambda: ended(batch.id), 120, "the batch ends", interval=0.2)
     assert batch.status == "completed" and batch.request_counts.completed == 3, batch
     assert batch.output_file_id is not None
     out = [json.loads(line) for line in sdk.files.content(batch.output_file_id).text.splitlines()]

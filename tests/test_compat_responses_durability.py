@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 import openai
@@ -15,6 +14,7 @@ import pytest
 
 from tests.conftest import LiveServer
 from tests.contract_support import component, schema_errors
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -52,10 +52,8 @@ def test_sigkill_during_stored_response_creation(tmp_path: Path, tiny_model: Pat
                    for mode in ("whole", "whole", "stream", "background")]
         for t in threads:
             t.start()
-        deadline = time.monotonic() + 300
-        while sum(m != "background" for m, _ in acked) < 6:
-            assert time.monotonic() < deadline, server.log_tail()
-            time.sleep(0.05)
+        eventually(lambda: sum(m != "background" for m, _ in acked) >= 6, 300,
+                   "six replies acknowledged", detail=server.log_tail)
         server.kill()  # mid-flight: other requests are being generated right now
         stop.set()
         for t in threads:

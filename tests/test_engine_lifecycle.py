@@ -22,6 +22,7 @@ from engine.types import (  # noqa: E402
     ServerBusyError,
 )
 from modelbuilder import ensure_model  # noqa: E402
+from tests.waiting import eventually_async  # noqa: E402
 
 LONG = SamplingParams(temperature=0, max_tokens=4000, ignore_eos=True)
 
@@ -49,10 +50,9 @@ async def drain(engine: ChatEngine, req: GenerationRequest) -> list[GenerationEv
 
 
 async def wait_idle(engine: ChatEngine, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while engine.active_request_ids() or engine.stats().get("running"):
-        assert time.monotonic() < deadline, engine.stats()
-        await asyncio.sleep(0.01)
+    await eventually_async(lambda: not engine.active_request_ids()
+                           and not engine.stats().get("running"), timeout,
+                           "the engine is idle", detail=engine.stats)
 
 
 async def test_cancel_by_id_mid_generation(engine: ChatEngine) -> None:
@@ -128,10 +128,11 @@ async def test_queued_requests_admitted_by_priority(engine: ChatEngine) -> None:
         hog = eng.generate(GenerationRequest("hog", prompt_of(eng), LONG))
         await hog.__anext__()
         batch = asyncio.create_task(one("batch", 10))
-        await asyncio.sleep(0.02)
+        await eventually_async(lambda: eng.stats()["waiting"] >= 1, 30,
+                               "the batch request waits")
         interactive = asyncio.create_task(one("interactive", 0))
-        while eng.stats()["waiting"] < 2:
-            await asyncio.sleep(0.005)
+        await eventually_async(lambda: eng.stats()["waiting"] >= 2, 30,
+                               "both requests wait", interval=0.005)
         await hog.aclose()
         await asyncio.gather(batch, interactive)
         assert order == ["interactive", "batch"]
@@ -267,10 +268,8 @@ async def test_drain_refuses_queued_and_new_then_cancel_all_ends_the_running() -
         await running.__anext__()
         queued = asyncio.ensure_future(drain(eng, GenerationRequest("queued", prompt_of(eng),
                                                                     LONG)))
-        deadline = time.monotonic() + 5
-        while eng.stats().get("waiting") != 1:
-            assert time.monotonic() < deadline, eng.stats()
-            await asyncio.sleep(0.01)
+        await eventually_async(lambda: eng.stats().get("waiting") == 1, 5,
+                               "one request queued", detail=eng.stats)
         eng.drain()
         with pytest.raises(EngineDrainingError):
             await queued

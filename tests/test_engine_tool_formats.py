@@ -13,10 +13,10 @@ import pytest
 
 from engine.detokenizer import VISIBLE_MARKERS
 from engine.grammar import GrammarCompilerCache, build_constraint
-from engine.output import OutputProcessor
 from engine.tool_calls import TOOL_FORMATS, check_format, detect_tool_format, parse_tool_calls
 from engine.tool_formats import FORMATS, ToolCallFormat, get_format
 from modelbuilder import ensure_model
+from serving.output_parser import OutputProcessor
 
 TOOLS = [
     {"type": "function", "function": {

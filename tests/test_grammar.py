@@ -22,8 +22,8 @@ from engine.grammar import (
     build_constraint,
     check_schema,
 )
-from engine.output import OutputProcessor
 from engine.tool_calls import parse_tool_calls
+from serving.output_parser import OutputProcessor
 
 SCHEMAS = sorted((Path(__file__).parent / "schemas").glob("*.json"))
 SEEDS = (0, 1, 2)

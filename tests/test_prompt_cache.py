@@ -8,7 +8,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 
 from tests.conftest import ROOT, LiveServer
 from tests.real_weights import real_model
+from tests.waiting import eventually
 
 SYSTEM = ("You are a coding agent working in a repository. Read files before editing them, keep "
           "changes small, run the tests after each change and report what you did. ") * 12
@@ -127,9 +127,9 @@ def test_restarted_server_resumes_from_the_prompt_cache_dir(
     cold = _turn(cache_server, "chat", system, history, False)
     assert cold["cached"] == 0
     folder = Path(cache_server.args[cache_server.args.index("--prompt-cache-dir") + 1])
-    deadline = time.monotonic() + 30  # written in the background, after the reply
-    while not any(folder.glob("*/*.safetensors")) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    # written in the background, after the reply
+    eventually(lambda: any(folder.glob("*/*.safetensors")), 30,
+               "the session's KV state is written to the prompt cache dir", interval=0.2)
     # a second server on the same folder (a restart, with the first still up): nothing in
     # its memory, the session's KV state comes from disk
     other = LiveServer(cache_server.args, tmp_path / "data", tmp_path / "server.log").start()

@@ -1,10 +1,10 @@
-"""Reasoning split, prompt classification and chat-template kwargs precedence."""
+"""Reasoning split, prompt classification and chat-template kwargs precedence (the streaming
+split: `tests/unit/test_output_parser.py`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.output import OutputProcessor
 from engine.reasoning import (
     has_think_markup,
     reasoning_state,
@@ -44,43 +44,6 @@ def test_state_on_built_template() -> None:
     )
     assert reasoning_state(on) == (True, False)
     assert reasoning_state(off) == (False, False)
-
-
-@pytest.mark.parametrize("chunk", [1, 2, 7, 1000])
-def test_processor_reasoning_started(chunk: int) -> None:
-    text = "step one\nstep two</think>\n\nThe answer."
-    proc = OutputProcessor("hermes", None, reasoning_started=True, parse_tools=False)
-    deltas = []
-    for i in range(0, len(text), chunk):
-        deltas += proc.feed(text[i : i + chunk])
-    deltas += proc.flush()
-    final = proc.finish()
-    assert final.reasoning_content == "step one\nstep two"
-    assert final.content == "The answer."
-    assert "".join(d.reasoning_content or "" for d in deltas) == final.reasoning_content
-    assert "".join(d.content or "" for d in deltas) == final.content
-    assert all("<" not in (d.reasoning_content or "") for d in deltas)
-
-
-def test_processor_unclosed_reasoning_is_all_reasoning() -> None:
-    proc = OutputProcessor("hermes", None, reasoning_started=True, parse_tools=False)
-    proc.feed("thinking and then cut off </thi")
-    final = proc.finish()
-    assert final.reasoning_content == "thinking and then cut off </thi"
-    assert final.content == ""
-
-
-def test_processor_no_reasoning_when_disabled() -> None:
-    proc = OutputProcessor("hermes", None, parse_tools=False, parse_reasoning=False)
-    proc.feed("<think>x</think>y")
-    assert proc.finish().content == "<think>x</think>y"
-
-
-def test_think_only_at_start() -> None:
-    proc = OutputProcessor("hermes", None, parse_tools=False)
-    proc.feed("a <think>x</think>")
-    final = proc.finish()
-    assert final.reasoning_content is None and final.content == "a <think>x</think>"
 
 
 # ------------------------------------------------------------------------------- kwargs

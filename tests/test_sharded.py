@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, LiveServer, free_port, wait_for_health
+from tests.waiting import eventually
 
 MESSAGES = [{"role": "user", "content": "Tell me about the sea and the sky."}]
 STALL_SECONDS = 5  # rank 0's watchdog: a collective that hangs this long means a lost rank
@@ -277,9 +278,7 @@ def test_killed_worker_rank_stops_rank_0(tmp_path: Path, tiny_model: Path) -> No
 
         waiter = threading.Thread(target=non_streamed)
         waiter.start()
-        deadline = time.monotonic() + 30
-        while _running(server) < 1 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        eventually(lambda: _running(server) >= 1, 30, "the request runs", interval=0.1)
         assert _running(server) == 1  # in flight when the rank dies
         events: list[str] = []
         with httpx.stream("POST", server.url + "/v1/chat/completions", timeout=60, json={

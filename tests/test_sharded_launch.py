@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, free_port
+from tests.waiting import eventually
 
 
 def _children(pid: int) -> dict[int, int]:
@@ -85,10 +86,9 @@ def test_mlx_launch_serves_and_stops_on_sigterm(tmp_path: Path, tiny_model: Path
 
         os.kill(ranks[0], signal.SIGTERM)
         assert launcher.wait(timeout=30) is not None
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(p) for p in ranks.values()):
-            time.sleep(0.2)
-        assert not [r for r, p in ranks.items() if _alive(p)], "a rank outlived mlx.launch"
+        eventually(lambda: not any(_alive(p) for p in ranks.values()), 10,
+                   "no rank outlives mlx.launch", interval=0.2,
+                   detail=lambda: [r for r, p in ranks.items() if _alive(p)])
         text = (tmp_path / "launch.log").read_text(errors="replace")
         assert "stop from rank 0" in text, text[-3000:]
         # both ranks exit 0 (rank 0 drains, then stops the worker): mlx.launch warns otherwise

@@ -29,6 +29,7 @@ import pytest
 from tests.conftest import ROOT, LiveServer, free_port, wait_for_health
 from tests.real_weights import real_model
 from tests.test_sharded_launch import _alive, _children
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -159,9 +160,7 @@ def test_killed_worker_ends_requests_in_flight(group: LaunchedGroup) -> None:
 
     waiter = threading.Thread(target=non_streamed)
     waiter.start()
-    deadline = time.monotonic() + 60
-    while _running(group) < 1 and time.monotonic() < deadline:
-        time.sleep(0.2)
+    eventually(lambda: _running(group) >= 1, 60, "the request runs", interval=0.2)
     assert _running(group) == 1  # in flight when the rank dies, not refused at admission
     events: list[str] = []
     tic = 0.0

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anthropic
 import httpx
@@ -24,25 +24,12 @@ import pytest
 
 from tests.conftest import LiveServer
 from tests.contract_support import component, schema_errors
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
-T = TypeVar("T")
 MSG = [{"role": "user", "content": "tell me a long story"}]
 LONG = 4000  # tokens: seconds of generation on the tiny model, more than a 3 s drain allows
-
-
-def eventually(condition: Callable[[], T], within: float, what: str,
-               every: float = 0.05) -> T:
-    """Poll ``condition`` until it returns something truthy (returned) or ``within`` seconds
-    pass (the test fails, naming ``what``)."""
-    deadline = time.monotonic() + within
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"not within {within:g}s: {what}"
-        time.sleep(every)
 
 
 def gauge(server: LiveServer, name: str) -> float:

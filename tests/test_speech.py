@@ -13,7 +13,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 import wave
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from afm.speech_models import DEFAULT_SPEECH_MODEL, DEFAULT_VOICE, shipped_path
 from tests.conftest import ROOT, LiveServer
 from tests.contract_support import component, schema_errors, stream_errors
 from tests.test_api_http import assert_envelope
+from tests.waiting import eventually
 from tools.bench_lib.speech_text import SENTENCES as ALL_SENTENCES
 from tools.bench_lib.speech_text import word_edits
 
@@ -245,10 +245,9 @@ def test_full_queue_is_503_server_busy(speech: LiveServer) -> None:
         err = assert_envelope(busy, 503, "server_busy")
         assert busy.headers["retry-after"] == "2" and err["code"] == "server_busy"
         chunks.close()
-    deadline = time.monotonic() + 60
-    while metric("afm:speech_requests_running") != 0 or metric(cancelled) != before + 1:
-        assert time.monotonic() < deadline, "the abandoned speech job did not stop"
-        time.sleep(0.1)
+    eventually(lambda: metric("afm:speech_requests_running") == 0
+               and metric(cancelled) == before + 1, 60, "the abandoned speech job stops",
+               interval=0.1)
     again = httpx.post(speech.url + "/v1/audio/speech", json={"input": "Hello."}, timeout=60)
     assert again.status_code == 200 and again.content[:4] == b"RIFF"
 

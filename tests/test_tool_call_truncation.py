@@ -21,10 +21,10 @@ preload_fast_blas()
 from mlx_lm.utils import load_tokenizer  # noqa: E402
 
 from engine.detokenizer import IncrementalDetokenizer, TokenTable  # noqa: E402
-from engine.output import OutputProcessor  # noqa: E402
 from engine.reasoning import THINK_END, THINK_START  # noqa: E402
 from engine.tool_formats import FORMATS, TOOL_FORMATS  # noqa: E402
 from modelbuilder import ensure_model  # noqa: E402
+from serving.output_parser import OutputProcessor  # noqa: E402
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}}]

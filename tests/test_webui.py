@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, LiveServer
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -264,10 +264,8 @@ def test_stop_cancels_and_frees_the_slot(ui: Page, how: str) -> None:
     usage = ui.wait_done(timeout=30_000)
     assert usage.get_attribute("data-finish") == "cancelled"
     assert int(usage.get_attribute("data-completion-tokens")) < 3000
-    deadline = time.monotonic() + 10
-    while running(ui.server) != 0:
-        assert time.monotonic() < deadline, "the slot stayed busy after Stop"
-        time.sleep(0.1)
+    eventually(lambda: running(ui.server) == 0, 10, "the slot is freed after Stop",
+               interval=0.1)
 
 
 def test_model_picker_lists_chat_models_and_sends_the_choice(ui: Page) -> None:

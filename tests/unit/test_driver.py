@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from afm.errors import ApiError
-from engine.output import OutputProcessor
 from engine.types import GenerationRequest, SamplingParams
 from serving.driver import (
     Failed,
@@ -21,6 +20,7 @@ from serving.driver import (
     encode,
     with_heartbeat,
 )
+from serving.output_parser import OutputProcessor
 from tests.scripted import ScriptedEngine, replay, script
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from engine.output import Delta, ToolCallDelta
 from engine.types import GenerationStats, TokenLogprob
 from serving.chat import ChunkEncoder
 from serving.completions import CompletionEncoder
 from serving.driver import Failed, Final, Start, Step
 from serving.messages import stop_reason
 from serving.messages_stream import MessageEncoder, _Blocks
+from serving.output_parser import Delta, ToolCallDelta
 
 STATS = GenerationStats(prompt_tokens=5, cached_tokens=2, completion_tokens=3)
 HEADER = {"created": 1, "model": "m", "system_fingerprint": "fp"}

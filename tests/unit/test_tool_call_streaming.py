@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from engine.output import OutputProcessor
 from engine.tool_formats import TOOL_FORMATS
+from serving.output_parser import OutputProcessor
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},

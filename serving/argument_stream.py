@@ -2,11 +2,12 @@
 
 The arguments a client finally reads are ``json.dumps(args, ensure_ascii=False)`` of the
 parsed object (the non-streamed reply's ``arguments``). While the call is open, the partial
-object (read with jiter's partial mode) is dumped the same way and cut back to a prefix that
-every completion of it keeps: closing brackets, a string that may go on, and a number that
-may grow are held back. Such a prefix never parses as complete JSON (its outer ``}`` is held
-back), so clients that close a call once its arguments parse (the Vercel AI SDK) wait for
-the real end. :class:`ArgumentStream` emits only growth of that prefix, then the rest.
+object (read with :func:`engine.tool_args.parse_partial`, jiter's partial mode) is dumped the
+same way and cut back to a prefix that every completion of it keeps: closing brackets, a
+string that may go on, and a number that may grow are held back. Such a prefix never parses
+as complete JSON (its outer ``}`` is held back), so clients that close a call once its
+arguments parse (the Vercel AI SDK) wait for the real end. :class:`ArgumentStream` emits only
+growth of that prefix, then the rest.
 """
 
 from __future__ import annotations
@@ -15,24 +16,12 @@ import json
 import re
 from typing import Any
 
-import jiter
-
 _NUMBER_TAIL = re.compile(r"-?[0-9][0-9.eE+\-]*$")
 
 
 def dumps(args: dict[str, Any]) -> str:
     """The canonical text of an arguments object (as parsed calls carry it)."""
     return json.dumps(args, ensure_ascii=False)
-
-
-def parse_partial(text: str, *, cut_strings: bool = True) -> Any:
-    """The value an incomplete JSON text starts, or None when it cannot be read. A string cut
-    short is kept as written so far, or (``cut_strings=False``) left out with its key."""
-    try:
-        return jiter.from_json(text.encode(),
-                               partial_mode="trailing-strings" if cut_strings else "on")
-    except ValueError:
-        return None
 
 
 def stable_prefix(partial: dict[str, Any]) -> str:

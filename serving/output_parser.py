@@ -13,7 +13,7 @@ Rules:
 - Text that may be the start of a marker (``</thi``, ``<tool_``) is held back until decided.
 - A tool call streams as it is written: one delta with index, id and name (arguments ``""``)
   once its name is complete (and names one of the tools), then argument fragments as they grow
-  (:mod:`engine.argument_stream`: never a prefix that already parses as a whole JSON object),
+  (:mod:`serving.argument_stream`: never a prefix that already parses as a whole JSON object),
   then the rest when its block ends. Formats that cannot tell a partial call emit it whole at
   the end of its block. A complete but unreadable block that streamed nothing becomes content;
   a block cut short after its call started (the token limit) ends as that call with the
@@ -31,10 +31,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from engine.argument_stream import ArgumentStream, dumps
 from engine.reasoning import THINK_END, THINK_START
 from engine.tool_args import ParsedCall, new_call_id
 from engine.tool_formats import get_format
+from serving.argument_stream import ArgumentStream, dumps
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from engine.argument_stream import ArgumentStream, dumps, parse_partial, stable_prefix
+from engine.tool_args import parse_partial
+from serving.argument_stream import ArgumentStream, dumps, stable_prefix
 
 CASES = [
     {"city": "Paris", "days": 3},
