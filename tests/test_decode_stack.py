@@ -161,3 +161,21 @@ def test_mixed_bit_siblings_fuse_at_8_bits_and_take_the_stack(
     assert len(calls) == 4
     for a, b in zip(want, got, strict=True):  # the same weights, summed in another order
         assert mx.allclose(a, b, rtol=1e-4, atol=1e-4).item()
+
+
+def test_a_view_of_the_cache_keeps_its_values() -> None:
+    """Row idx is written in place only when no other array shares the buffer: a slice kept
+    across the step (as the prefix and prompt caches keep them) still reads what it read."""
+    model = _model("llama", 4)
+    assert decode_stack.install(model) == 1
+    cache = [BatchKVCache([0]) for _ in make_prompt_cache(model)]
+    model(mx.array([[3, 4, 5, 6]]), cache=cache)
+    logits = model(mx.array([[7]]), cache=cache)
+    mx.eval(logits, [c.keys for c in cache])
+    idx = cache[0]._idx  # noqa: SLF001
+    view = cache[0].keys[:, :, : idx + 2, :]  # covers the row the next step writes
+    mx.eval(view)
+    before = mx.array(view.tolist())
+    mx.eval(model(mx.array([[8]]), cache=cache))
+    assert mx.array_equal(view, before).item()
+    assert not mx.array_equal(cache[0].keys[:, :, idx], before[:, :, idx]).item()

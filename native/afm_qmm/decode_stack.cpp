@@ -152,13 +152,18 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
   const LayerSlots sl = slots(shape_);
   const int L = shape_.layers;
   outputs[0].set_data(mx::allocator::malloc(outputs[0].nbytes()));
-  // each cache buffer the cache no longer references is written in place (as kv_append does)
+  // A cache buffer is written in place when no other array (a slice or view kept by the
+  // prefix or prompt cache) shares its memory. MLX's is_donatable() cannot say so here: every
+  // output of a multi-output primitive holds its own copy of the inputs, so the buffer's array
+  // is always referenced 1 + 2L times. Only row idx is written, which no reader of the cache as
+  // it was before this step reads (its rows end at idx).
   std::vector<char> donated(size_t(2 * L));
   for (int l = 0; l < L; ++l)
     for (int j = 0; j < 2; ++j) {
       const mx::array& in = inputs[kFirstLayer + l * sl.count + (j ? sl.values : sl.keys)];
       mx::array& out = outputs[1 + 2 * l + j];
-      donated[2 * l + j] = in.is_donatable() && in.flags().row_contiguous;
+      donated[2 * l + j] = in.flags().row_contiguous && in.data_shared_ptr().use_count() == 1 &&
+          in.data_shared_ptr()->is_owned();
       if (donated[2 * l + j])
         out.copy_shared_buffer(in);
       else
