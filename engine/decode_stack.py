@@ -30,6 +30,7 @@ from engine import decode_layers, qkernels
 from engine.qkernels import QuantizedLinearCPU
 
 ENV = "AFM_DECODE_STACK"
+_MARK = "_afm_stack_out"  # on a cache: (keys, values, row) this op wrote last
 _CPU = mx.Device(mx.cpu)
 
 
@@ -137,18 +138,26 @@ class _DecodeStackModel:
             start = start.astype(mx.int32)
         idx = c0._idx  # noqa: SLF001
         arrays: list[mx.array] = []
+        in_place = []
         for layer, c in zip(plan.layers, cache, strict=True):
             arrays.extend(layer)
             arrays.append(c.keys)
             arrays.append(c.values)
-        outs = ext.decode_stack(h, pos, start, arrays, idx=idx, **plan.settings)
+            # this op's own buffers of the step before, not trimmed since: row idx is past
+            # every row anyone kept (a trim would have moved _idx back under them)
+            mine = c.__dict__.get(_MARK)
+            in_place.append(mine is not None and mine[0] is c.keys and mine[1] is c.values
+                            and mine[2] == idx)
+        outs = ext.decode_stack(h, pos, start, arrays, idx=idx, in_place=in_place,
+                                **plan.settings)
         del arrays
-        # the caches hold the new buffers only, so MLX may donate the old ones to them
+        # the caches hold the new buffers only
         offset = c0.offset + 1
         for i, c in enumerate(cache):
             c.keys, c.values = outs[1 + 2 * i], outs[2 + 2 * i]
             c.offset = offset
             c._idx = idx + 1  # noqa: SLF001
+            c.__dict__[_MARK] = (c.keys, c.values, idx + 1)
         return me.norm(outs[0])
 
 

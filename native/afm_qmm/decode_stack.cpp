@@ -2,6 +2,7 @@
 #include "decode_stack.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,8 @@ LayerSlots slots(const DecodeStackShape& s) {
 }
 
 constexpr int kFirstLayer = 3;  // inputs: h, pos, start, then the layers
+
+std::atomic<uint64_t> g_copies{0};  // cache buffers copied because another array shared them
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("afm decode_stack: " + what);
@@ -152,22 +155,27 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
   const LayerSlots sl = slots(shape_);
   const int L = shape_.layers;
   outputs[0].set_data(mx::allocator::malloc(outputs[0].nbytes()));
-  // A cache buffer is written in place when no other array (a slice or view kept by the
-  // prefix or prompt cache) shares its memory. MLX's is_donatable() cannot say so here: every
-  // output of a multi-output primitive holds its own copy of the inputs, so the buffer's array
-  // is always referenced 1 + 2L times. Only row idx is written, which no reader of the cache as
-  // it was before this step reads (its rows end at idx).
+  // A cache buffer is written in place when no other array (a slice kept by the prefix or
+  // prompt cache) shares its memory, or when the caller vouches for it (in_place: the buffers
+  // are this op's outputs of the step before, and the cache was not trimmed since). MLX's
+  // is_donatable() cannot decide it here: each output of a multi-output primitive holds its
+  // own copy of the inputs, and while the step before still runs (a pipelined decode builds
+  // and evaluates step k + 1 during step k) MLX holds its buffers too. Only row idx is
+  // written, past every row a reader of the cache before this step may read.
   std::vector<char> donated(size_t(2 * L));
   for (int l = 0; l < L; ++l)
     for (int j = 0; j < 2; ++j) {
       const mx::array& in = inputs[kFirstLayer + l * sl.count + (j ? sl.values : sl.keys)];
       mx::array& out = outputs[1 + 2 * l + j];
-      donated[2 * l + j] = in.flags().row_contiguous && in.data_shared_ptr().use_count() == 1 &&
-          in.data_shared_ptr()->is_owned();
-      if (donated[2 * l + j])
+      const bool vouched = l < int(shape_.in_place.size()) && shape_.in_place[l];
+      donated[2 * l + j] = in.flags().row_contiguous && in.data_shared_ptr()->is_owned() &&
+          (vouched || in.data_shared_ptr().use_count() == 1);
+      if (donated[2 * l + j]) {
         out.copy_shared_buffer(in);
-      else
+      } else {
         out.set_data(mx::allocator::malloc(out.nbytes()));
+        g_copies.fetch_add(1, std::memory_order_relaxed);
+      }
     }
   for (auto& o : outputs) enc.set_output_array(o);
   std::vector<mx::array> in, out;
@@ -256,6 +264,10 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
     }
     std::copy(x.begin(), x.end(), out[0].data<float>());
   });
+}
+
+uint64_t decode_stack_copies() {
+  return g_copies.load();
 }
 
 void DecodeStackCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {

@@ -30,6 +30,9 @@ struct DecodeStackShape {
   // (group size, bits) of each layer's four quantized products: qkv, o, gate_up, down
   std::vector<int> group_sizes, bits;
   int threads = 0;  // pool threads for the products (<= 0: all)
+  // per layer: the caller vouches that its buffers may be written in place (they are this op's
+  // outputs of the step before and the cache was not trimmed since)
+  std::vector<char> in_place;
   int poll_us = 100;  // how long idle pool workers poll for the next product (0: sleep)
 };
 
@@ -46,6 +49,9 @@ std::vector<mx::array> decode_stack(
     const mx::array& start,
     const std::vector<mx::array>& layer_arrays,
     const DecodeStackShape& shape);
+
+// Cache buffers decode_stack copied (another array shared their memory) since the process began.
+uint64_t decode_stack_copies();
 
 class DecodeStackCPU : public mx::Primitive {
  public:
