@@ -128,7 +128,7 @@ NB_MODULE(_afm_qmm, m) {
       "h"_a, "pos"_a, "start"_a, "layer_arrays"_a, "layers"_a, "n_heads"_a, "n_kv_heads"_a,
       "head_dim"_a, "idx"_a, "attn_scale"_a, "eps"_a, "rope_dims"_a, "rope_traditional"_a,
       "rope_base"_a, "rope_scale"_a, "qkv_bias"_a, "o_bias"_a, "gate_up_bias"_a, "down_bias"_a,
-      "group_sizes"_a, "bits"_a, "threads"_a = 0, "poll_us"_a = 100,
+      "group_sizes"_a, "bits"_a, "threads"_a = 0, "poll_us"_a = 50,
       "in_place"_a = std::vector<bool>{},
       "A decode step's transformer layers (one query per row) as one CPU primitive: "
       "[h_out, keys_0, values_0, ...] (decode_stack.h).");

@@ -33,7 +33,7 @@ struct DecodeStackShape {
   // per layer: the caller vouches that its buffers may be written in place (they are this op's
   // outputs of the step before and the cache was not trimmed since)
   std::vector<char> in_place;
-  int poll_us = 100;  // how long idle pool workers poll for the next product (0: sleep)
+  int poll_us = 50;  // how long idle pool workers poll for the next product (0: sleep)
 };
 
 // h: [B, 1, D] float32; pos, start: int32 [B] (the cache's offsets and left padding);
