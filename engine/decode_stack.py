@@ -14,7 +14,9 @@ It applies when every layer took the native decode layers (fused q/k/v and gate/
 products on the native quantized kernel, plain RoPE), the cache is the engine's
 ``BatchKVCache`` with room for the new row, and the input is one token per row; anything else
 (prefill, a buffer that must grow, quantized KV caches, float weights) takes the per-layer route.
-``AFM_DECODE_STACK=0`` turns it off.
+``AFM_DECODE_STACK=0`` turns it off; ``AFM_DECODE_STACK_THREADS`` sets the threads of its
+products (default: all cores) and ``AFM_DECODE_STACK_POLL_US`` how long the pool's idle workers
+poll for the next one (default 50).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from engine import decode_layers, qkernels
 from engine.qkernels import QuantizedLinearCPU
 
 ENV = "AFM_DECODE_STACK"
+THREADS_ENV = "AFM_DECODE_STACK_THREADS"  # threads for its products (default: all cores)
+POLL_ENV = "AFM_DECODE_STACK_POLL_US"  # how long idle pool workers poll between them
 _MARK = "_afm_stack_out"  # on a cache: (keys, values, row) this op wrote last
 _CPU = mx.Device(mx.cpu)
 
@@ -50,6 +54,7 @@ class _Plan:
     def __init__(self, layers: list[list[mx.array]], settings: dict[str, Any],
                  first: mx.array) -> None:
         self.layers = layers
+        self.weights = [a for layer in layers for a in layer]
         self.settings = settings
         self.first = first  # the first layer's qkv weight: a changed model invalidates the plan
 
@@ -109,6 +114,10 @@ def _plan(inner: Any) -> _Plan | None:
         rope_base=float(rope.base), rope_scale=float(rope.scale),
         qkv_bias=flags[0], o_bias=flags[1], gate_up_bias=flags[2], down_bias=flags[3],
         group_sizes=group_sizes, bits=bits)
+    for env, key in ((THREADS_ENV, "threads"), (POLL_ENV, "poll_us")):
+        raw = os.environ.get(env, "").strip()
+        if raw.isdigit():
+            settings[key] = int(raw)
     return _Plan(layers, settings, layers[0][1])
 
 
@@ -137,24 +146,22 @@ class _DecodeStackModel:
         if start.dtype != mx.int32:
             start = start.astype(mx.int32)
         idx = c0._idx  # noqa: SLF001
-        arrays: list[mx.array] = []
+        buffers: list[mx.array] = []
         in_place = []
-        for layer, c in zip(plan.layers, cache, strict=True):
-            arrays.extend(layer)
-            arrays.append(c.keys)
-            arrays.append(c.values)
+        for c in cache:
+            buffers.append(c.keys)
+            buffers.append(c.values)
             # this op's own buffers of the step before, not trimmed since: row idx is past
             # every row anyone kept (a trim would have moved _idx back under them)
             mine = c.__dict__.get(_MARK)
             in_place.append(mine is not None and mine[0] is c.keys and mine[1] is c.values
                             and mine[2] == idx)
-        outs = ext.decode_stack(h, pos, start, arrays, idx=idx, in_place=in_place,
-                                **plan.settings)
-        del arrays
-        # the caches hold the new buffers only
+        outs = ext.decode_stack(h, pos, start, buffers, plan.weights, idx=idx,
+                                in_place=in_place, **plan.settings)
+        del buffers
         offset = c0.offset + 1
         for i, c in enumerate(cache):
-            c.keys, c.values = outs[1 + 2 * i], outs[2 + 2 * i]
+            c.keys, c.values = outs[1 + 2 * i], outs[2 + 2 * i]  # the same arrays, or copies
             c.offset = offset
             c._idx = idx + 1  # noqa: SLF001
             c.__dict__[_MARK] = (c.keys, c.values, idx + 1)

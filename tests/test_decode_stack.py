@@ -119,12 +119,14 @@ def test_bad_shapes_are_refused() -> None:
     plan = model.model.__dict__["_afm_stack_plan"]
     h = mx.zeros((1, 1, 128))
     pos = mx.array([3], dtype=mx.int32)
-    arrays = [a for layer in plan.layers for a in (*layer, mx.zeros((1, 2, 8, 32)),
-                                                   mx.zeros((1, 2, 8, 32)))]
+    buffers = [mx.zeros((1, 2, 8, 32)) for _ in range(2 * len(plan.layers))]
+    ext = qkernels._ext  # noqa: SLF001
     with pytest.raises(ValueError, match="cache row"):
-        qkernels._ext.decode_stack(h, pos, pos, arrays, idx=8, **plan.settings)  # noqa: SLF001
-    with pytest.raises(ValueError, match="number of layer arrays"):
-        qkernels._ext.decode_stack(h, pos, pos, arrays[:-1], idx=1, **plan.settings)  # noqa: SLF001
+        ext.decode_stack(h, pos, pos, buffers, plan.weights, idx=8, **plan.settings)
+    with pytest.raises(ValueError, match="number of layer weights"):
+        ext.decode_stack(h, pos, pos, buffers, plan.weights[:-1], idx=1, **plan.settings)
+    with pytest.raises(ValueError, match="keys and values of every layer"):
+        ext.decode_stack(h, pos, pos, buffers[:-1], plan.weights, idx=1, **plan.settings)
 
 
 def test_widened_codes_dequantize_to_the_same_weights() -> None:

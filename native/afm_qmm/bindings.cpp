@@ -97,7 +97,8 @@ NB_MODULE(_afm_qmm, m) {
   m.def(
       "decode_stack",
       [](const afm::mx::array& h, const afm::mx::array& pos, const afm::mx::array& start,
-         const std::vector<afm::mx::array>& layer_arrays, int layers, int n_heads, int n_kv_heads,
+         const std::vector<afm::mx::array>& buffers, const std::vector<afm::mx::array>& weights,
+         int layers, int n_heads, int n_kv_heads,
          int head_dim, int idx, float attn_scale, float eps, int rope_dims, bool rope_traditional,
          float rope_base, float rope_scale, bool qkv_bias, bool o_bias, bool gate_up_bias,
          bool down_bias, const std::vector<int>& group_sizes, const std::vector<int>& bits,
@@ -123,15 +124,15 @@ NB_MODULE(_afm_qmm, m) {
         s.threads = threads;
         s.poll_us = poll_us;
         s.in_place.assign(in_place.begin(), in_place.end());
-        return afm::decode_stack(h, pos, start, layer_arrays, s);
+        return afm::decode_stack(h, pos, start, buffers, weights, s);
       },
-      "h"_a, "pos"_a, "start"_a, "layer_arrays"_a, "layers"_a, "n_heads"_a, "n_kv_heads"_a,
+      "h"_a, "pos"_a, "start"_a, "buffers"_a, "weights"_a, "layers"_a, "n_heads"_a, "n_kv_heads"_a,
       "head_dim"_a, "idx"_a, "attn_scale"_a, "eps"_a, "rope_dims"_a, "rope_traditional"_a,
       "rope_base"_a, "rope_scale"_a, "qkv_bias"_a, "o_bias"_a, "gate_up_bias"_a, "down_bias"_a,
       "group_sizes"_a, "bits"_a, "threads"_a = 0, "poll_us"_a = 50,
       "in_place"_a = std::vector<bool>{},
       "A decode step's transformer layers (one query per row) as one CPU primitive: "
-      "[h_out, keys_0, values_0, ...] (decode_stack.h).");
+      "[h_out, keys_0, values_0, ...]: the buffers it writes in place (decode_stack.h).");
   m.def("decode_stack_copies", &afm::decode_stack_copies,
         "Cache buffers decode_stack copied (not written in place) since the process began.");
   m.def("silu_mul_halves", &afm::silu_mul_halves, "y"_a,

@@ -22,10 +22,9 @@ namespace afm {
 
 namespace {
 
-// Where each layer's arrays sit in the primitive's inputs (after h, pos, start).
+// Where each layer's weights sit in the primitive's weight list.
 struct LayerSlots {
-  int in_norm, qkv, qkv_bias, o, o_bias, post_norm, gate_up, gate_up_bias, down, down_bias, keys,
-      values, count;
+  int in_norm, qkv, qkv_bias, o, o_bias, post_norm, gate_up, gate_up_bias, down, down_bias, count;
 };
 
 LayerSlots slots(const DecodeStackShape& s) {
@@ -46,13 +45,11 @@ LayerSlots slots(const DecodeStackShape& s) {
   l.gate_up_bias = s.gate_up_bias ? take(1) : -1;
   l.down = take(3);
   l.down_bias = s.down_bias ? take(1) : -1;
-  l.keys = take(1);
-  l.values = take(1);
   l.count = at;
   return l;
 }
 
-constexpr int kFirstLayer = 3;  // inputs: h, pos, start, then the layers
+constexpr int kFirstBuffer = 3;  // inputs: h, pos, start, then keys and values of each layer
 
 std::atomic<uint64_t> g_copies{0};  // cache buffers copied because another array shared them
 
@@ -72,11 +69,13 @@ std::vector<mx::array> decode_stack(
     const mx::array& h,
     const mx::array& pos,
     const mx::array& start,
-    const std::vector<mx::array>& layer_arrays,
+    const std::vector<mx::array>& buffers,
+    const std::vector<mx::array>& weights,
     const DecodeStackShape& shape) {
   const LayerSlots sl = slots(shape);
   const int L = shape.layers;
-  check(L > 0 && int(layer_arrays.size()) == L * sl.count, "wrong number of layer arrays");
+  check(L > 0 && int(weights.size()) == L * sl.count, "wrong number of layer weights");
+  check(int(buffers.size()) == 2 * L, "keys and values of every layer are needed");
   check(int(shape.group_sizes.size()) == 4 * L && int(shape.bits.size()) == 4 * L,
         "group_sizes and bits need 4 entries a layer");
   check(h.dtype() == mx::float32 && h.ndim() == 3 && h.shape(1) == 1, "h must be [B, 1, D] f32");
@@ -88,10 +87,11 @@ std::vector<mx::array> decode_stack(
   for (const auto* a : {&pos, &start})
     check(a->dtype() == mx::int32 && a->ndim() == 1 && a->shape(0) == B,
           "pos and start must be int32 [B]");
-  std::vector<mx::Shape> shapes{{B, 1, D}};
-  std::vector<mx::Dtype> dtypes{mx::float32};
+  for (const auto& a : weights)  // read as row-major buffers: evaluated parameters, as loaded
+    check(a.is_available() && a.flags().row_contiguous,
+          "weights, norms and biases must be evaluated and row-contiguous");
   for (int l = 0; l < L; ++l) {
-    const mx::array* a = layer_arrays.data() + size_t(l) * sl.count;
+    const mx::array* a = weights.data() + size_t(l) * sl.count;
     const int* gs = shape.group_sizes.data() + 4 * l;
     const int* bits = shape.bits.data() + 4 * l;
     const int prod[4] = {sl.qkv, sl.o, sl.gate_up, sl.down};
@@ -120,70 +120,52 @@ std::vector<mx::array> decode_stack(
     for (int nw : {sl.in_norm, sl.post_norm})
       check(a[nw].dtype() == mx::float32 && a[nw].ndim() == 1 && a[nw].shape(0) == D,
             "norm weights must be float32 [D]");
-    const mx::array& kb = a[sl.keys];
-    const mx::array& vb = a[sl.values];
+    const mx::array& kb = buffers[2 * l];
+    const mx::array& vb = buffers[2 * l + 1];
     check(kb.dtype() == mx::float32 && vb.dtype() == mx::float32 && kb.ndim() == 4 &&
               kb.shape() == vb.shape() && kb.shape(0) == B && kb.shape(1) == hkv &&
               kb.shape(3) == hd,
           "keys and values must be float32 [B, Hkv, cap, head_dim]");
     check(shape.idx >= 0 && shape.idx < kb.shape(2), "the cache row is past the buffer");
-    shapes.push_back(kb.shape());
-    shapes.push_back(vb.shape());
-    dtypes.push_back(mx::float32);
-    dtypes.push_back(mx::float32);
   }
-  // weights, norms and biases are read as row-major buffers: evaluated parameters, as loaded
-  for (int l = 0; l < L; ++l)
-    for (int j = 0; j < sl.count; ++j) {
-      if (j == sl.keys || j == sl.values) continue;  // any strides: copied when not donated
-      const mx::array& a = layer_arrays[size_t(l) * sl.count + j];
-      check(a.is_available() && a.flags().row_contiguous,
-            "weights, norms and biases must be evaluated and row-contiguous");
-    }
+  // The op writes row idx of each buffer in place. A buffer may be written when nothing else
+  // shares its memory (a slice kept by the prefix or prompt cache, say), or when the caller
+  // vouches for it (in_place: the op's own buffer of the step before, the cache not trimmed
+  // since; while that step still runs MLX holds the buffer too, so its count says nothing).
+  // Any other buffer is copied first. Only row idx is written: past every row that a reader of
+  // the cache as it was before this step reads.
   std::vector<mx::array> inputs{h, pos, start};
-  inputs.insert(inputs.end(), layer_arrays.begin(), layer_arrays.end());
-  return mx::array::make_arrays(
-      std::move(shapes), std::move(dtypes),
-      std::make_shared<DecodeStackCPU>(mx::default_stream(mx::Device::cpu), shape),
-      std::move(inputs));
+  auto s = mx::default_stream(mx::Device::cpu);
+  for (int i = 0; i < 2 * L; ++i) {
+    const mx::array& b = buffers[i];
+    const bool vouched = i / 2 < int(shape.in_place.size()) && shape.in_place[i / 2];
+    const bool alone = b.is_available() && b.flags().row_contiguous &&
+        b.data_shared_ptr()->is_owned() && b.data_shared_ptr().use_count() == 1;
+    if (vouched || alone) {
+      inputs.push_back(b);
+    } else {
+      // a fresh buffer with the same values (mx::copy would share b's: MLX arrays are
+      // immutable, so its Copy only copies what it must); x * 1 is exact for every float
+      inputs.push_back(mx::multiply(b, mx::array(1.0f), s));
+      g_copies.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  std::vector<mx::array> out{mx::array(
+      h.shape(), mx::float32, std::make_shared<DecodeStackCPU>(s, shape, weights), inputs)};
+  out.insert(out.end(), inputs.begin() + kFirstBuffer, inputs.end());
+  return out;
 }
 
 void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
                               std::vector<mx::array>& outputs) {
-  auto& enc = mx::cpu::get_command_encoder(stream());
-  for (auto& a : inputs) enc.set_input_array(a);
-  const LayerSlots sl = slots(shape_);
-  const int L = shape_.layers;
-  outputs[0].set_data(mx::allocator::malloc(outputs[0].nbytes()));
-  // A cache buffer is written in place when no other array (a slice kept by the prefix or
-  // prompt cache) shares its memory, or when the caller vouches for it (in_place: the buffers
-  // are this op's outputs of the step before, and the cache was not trimmed since). MLX's
-  // is_donatable() cannot decide it here: each output of a multi-output primitive holds its
-  // own copy of the inputs, and while the step before still runs (a pipelined decode builds
-  // and evaluates step k + 1 during step k) MLX holds its buffers too. Only row idx is
-  // written, past every row a reader of the cache before this step may read.
-  std::vector<char> donated(size_t(2 * L));
-  for (int l = 0; l < L; ++l)
-    for (int j = 0; j < 2; ++j) {
-      const mx::array& in = inputs[kFirstLayer + l * sl.count + (j ? sl.values : sl.keys)];
-      mx::array& out = outputs[1 + 2 * l + j];
-      const bool vouched = l < int(shape_.in_place.size()) && shape_.in_place[l];
-      donated[2 * l + j] = in.flags().row_contiguous && in.data_shared_ptr()->is_owned() &&
-          (vouched || in.data_shared_ptr().use_count() == 1);
-      if (donated[2 * l + j]) {
-        out.copy_shared_buffer(in);
-      } else {
-        out.set_data(mx::allocator::malloc(out.nbytes()));
-        g_copies.fetch_add(1, std::memory_order_relaxed);
-      }
-    }
-  for (auto& o : outputs) enc.set_output_array(o);
-  std::vector<mx::array> in, out;
+  auto& out = outputs[0];
+  auto& enc = begin_eval(stream(), inputs, out);
+  std::vector<mx::array> in, w;
   for (const auto& a : inputs) in.push_back(weak(a));
-  for (const auto& a : outputs) out.push_back(weak(a));
+  for (const auto& a : weights_) w.push_back(weak(a));
   const bool avx2 = small_gemm_available();
-  enc.dispatch([in = std::move(in), out = std::move(out), donated = std::move(donated),
-                s = shape_, sl, avx2]() mutable {
+  enc.dispatch([in = std::move(in), w = std::move(w), out = weak(out), s = shape_,
+                sl = slots(shape_), avx2]() mutable {
     // the products and attention run back to back: helpers poll between them
     HotPool hot(s.poll_us);
     const mx::array& h = in[0];
@@ -197,7 +179,7 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
     // scratch, sized for the widest layer
     int wqkv = 0, f2 = 0, gmax = 1;
     for (int l = 0; l < s.layers; ++l) {
-      const mx::array* a = in.data() + kFirstLayer + l * sl.count;
+      const mx::array* a = w.data() + l * sl.count;
       wqkv = std::max(wqkv, int(a[sl.qkv].shape(0)));
       f2 = std::max(f2, int(a[sl.gate_up].shape(0)));
       gmax = std::max({gmax, D / s.group_sizes[4 * l], D / s.group_sizes[4 * l + 2],
@@ -211,9 +193,9 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
     auto product = [&](const mx::array* a, int slot, int bias, int p, const float* xin,
                        float* y) {
       const int gs = s.group_sizes[p], bits = s.bits[p];
-      const mx::array& w = a[slot];
-      const int N = w.shape(0), K = w.shape(1) * 32 / bits;
-      qmm_auto(xin, B, w.data<uint32_t>(), a[slot + 1].data<float>(), a[slot + 2].data<float>(),
+      const mx::array& wt = a[slot];
+      const int N = wt.shape(0), K = wt.shape(1) * 32 / bits;
+      qmm_auto(xin, B, wt.data<uint32_t>(), a[slot + 1].data<float>(), a[slot + 2].data<float>(),
                N, K, gs, bits, xsum.data(), y, threads);
       if (bias >= 0) {  // as `y + bias` in MLX: one float add per element
         const float* bp = a[bias].data<float>();
@@ -222,31 +204,27 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
       }
       return N;
     };
-    auto norm = [&](const mx::array& w) {
+    auto norm = [&](const mx::array& nw) {
       for (int b = 0; b < B; ++b)
-        norm_row(x.data() + size_t(b) * D, w.data<float>(), xn.data() + size_t(b) * D, D, s.eps);
+        norm_row(x.data() + size_t(b) * D, nw.data<float>(), xn.data() + size_t(b) * D, D, s.eps);
     };
     for (int l = 0; l < s.layers; ++l) {
-      const mx::array* a = in.data() + kFirstLayer + l * sl.count;
-      const mx::array& kin = a[sl.keys];
-      const mx::array& vin = a[sl.values];
-      mx::array& kout = out[1 + 2 * l];
-      mx::array& vout = out[2 + 2 * l];
-      if (!donated[2 * l]) copy_row_major(kin, kout.data<float>());
-      if (!donated[2 * l + 1]) copy_row_major(vin, vout.data<float>());
-      const int cap = kin.shape(2);
+      const mx::array* a = w.data() + l * sl.count;
+      // this layer's cache buffers, written in place (see decode_stack)
+      float* kp = const_cast<float*>(in[kFirstBuffer + 2 * l].data<float>());
+      float* vp = const_cast<float*>(in[kFirstBuffer + 2 * l + 1].data<float>());
+      const int cap = in[kFirstBuffer + 2 * l].shape(2);
       // attention
       norm(a[sl.in_norm]);
       const int W = product(a, sl.qkv, sl.qkv_bias, 4 * l, xn.data(), qkv.data());
-      detail::kv_append_rows(qkv.data(), W, hq * hd, kout.data<float>(), B, hkv, cap, hd, s.idx,
-                             pos, s.rope_dims, s.rope_traditional, s.rope_base, s.rope_scale,
-                             avx2);
-      detail::kv_append_rows(qkv.data(), W, (hq + hkv) * hd, vout.data<float>(), B, hkv, cap, hd,
-                             s.idx, nullptr, s.rope_dims, s.rope_traditional, s.rope_base,
+      detail::kv_append_rows(qkv.data(), W, hq * hd, kp, B, hkv, cap, hd, s.idx, pos,
+                             s.rope_dims, s.rope_traditional, s.rope_base, s.rope_scale, avx2);
+      detail::kv_append_rows(qkv.data(), W, (hq + hkv) * hd, vp, B, hkv, cap, hd, s.idx,
+                             nullptr, s.rope_dims, s.rope_traditional, s.rope_base,
                              s.rope_scale, avx2);
       const int64_t bs = int64_t(hkv) * cap * hd;
-      const Strided4 kv{kout.data<float>(), {bs, int64_t(cap) * hd, hd, 1}};
-      const Strided4 vv{vout.data<float>(), {bs, int64_t(cap) * hd, hd, 1}};
+      const Strided4 kv{kp, {bs, int64_t(cap) * hd, hd, 1}};
+      const Strided4 vv{vp, {bs, int64_t(cap) * hd, hd, 1}};
       detail::decode_attention_rows(qkv.data(), W, kv, vv, B, hkv, hd, hd, pos, start, hq,
                                     s.idx + 1, s.attn_scale, s.rope_dims, s.rope_traditional,
                                     s.rope_base, s.rope_scale, avx2, att.data());
@@ -262,7 +240,7 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
       product(a, sl.down, sl.down_bias, 4 * l + 3, act.data(), r.data());
       for (size_t i = 0; i < x.size(); ++i) x[i] = x[i] + r[i];
     }
-    std::copy(x.begin(), x.end(), out[0].data<float>());
+    std::copy(x.begin(), x.end(), out.data<float>());
   });
 }
 

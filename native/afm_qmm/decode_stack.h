@@ -37,25 +37,29 @@ struct DecodeStackShape {
 };
 
 // h: [B, 1, D] float32; pos, start: int32 [B] (the cache's offsets and left padding);
-// layer_arrays: per layer, in order: input norm weight [D]; qkv w, scales, biases (+ bias);
-// o w, scales, biases (+ bias); post-attention norm weight [D]; gate_up w, scales, biases
-// (+ bias); down w, scales, biases (+ bias); keys [B, Hkv, cap, hd]; values [B, Hkv, cap, hd].
-// Returns [h_out, keys_0, values_0, keys_1, ...]: the hidden state after the last layer
-// (before the final norm) and each layer's buffers with row idx written (in place when MLX can
-// donate them, as kv_append does).
+// buffers: keys_0, values_0, keys_1, ... ([B, Hkv, cap, head_dim] float32); weights: per
+// layer, in order: input norm weight [D]; qkv w, scales, biases (+ bias); o w, scales, biases
+// (+ bias); post-attention norm weight [D]; gate_up w, scales, biases (+ bias); down w, scales,
+// biases (+ bias). Returns [h_out, keys_0, values_0, ...]: the hidden state after the last
+// layer (before the final norm), and the buffers the op writes row idx of in place: each given
+// buffer, or a copy of it when something else may share its memory (see decode_stack.cpp).
+// The weights are held by the op, not graph inputs: they are evaluated parameters, and ~600
+// inputs cost MLX's graph walks more than the step's other work (measured: ~1.2 ms a step).
 std::vector<mx::array> decode_stack(
     const mx::array& h,
     const mx::array& pos,
     const mx::array& start,
-    const std::vector<mx::array>& layer_arrays,
+    const std::vector<mx::array>& buffers,
+    const std::vector<mx::array>& weights,
     const DecodeStackShape& shape);
 
-// Cache buffers decode_stack copied (another array shared their memory) since the process began.
+// Cache buffers decode_stack copied (another array may have shared their memory) so far.
 uint64_t decode_stack_copies();
 
 class DecodeStackCPU : public mx::Primitive {
  public:
-  DecodeStackCPU(mx::Stream s, DecodeStackShape shape) : mx::Primitive(s), shape_(std::move(shape)) {}
+  DecodeStackCPU(mx::Stream s, DecodeStackShape shape, std::vector<mx::array> weights)
+      : mx::Primitive(s), shape_(std::move(shape)), weights_(std::move(weights)) {}
   void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   const char* name() const override {
@@ -67,6 +71,7 @@ class DecodeStackCPU : public mx::Primitive {
 
  private:
   DecodeStackShape shape_;
+  std::vector<mx::array> weights_;
 };
 
 }  // namespace afm
