@@ -21,6 +21,7 @@ OTHER_TOOLS = {
     "--quick": "tools/bench.py",
     "--only": "tools/mutate.py",
     "--list": "tools/mutate.py",
+    "--variants": "tools/bench_step.py",
     "--help-json": "afm --help-json (checked below)",
     "--hostfile": "mlx.launch",
     "--all": "python -m afm.speech_models",
