@@ -5,10 +5,8 @@ test model's real tokenizer. No subprocess, no model weights, no port."""
 from __future__ import annotations
 
 import asyncio
-import inspect
-import time
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,19 +111,6 @@ async def serve(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
             yield Api(client, engine)
 
 
-async def eventually(condition: Callable[[], T | Awaitable[T]], within: float = 5.0,
-                     what: str = "") -> T:
-    """Poll ``condition`` (a function or a coroutine function) on the event loop until it is
-    truthy (returned) or ``within`` seconds pass (the test fails, naming ``what``)."""
-    deadline = time.monotonic() + within
-    while True:
-        value = condition()
-        if inspect.isawaitable(value):
-            value = await value
-        if value:
-            return value  # type: ignore[return-value]
-        assert time.monotonic() < deadline, f"not within {within:g}s: {what}"
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture

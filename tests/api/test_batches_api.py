@@ -13,7 +13,8 @@ import httpx
 
 from afm.settings import Settings
 from afm.storage import Store
-from tests.api.conftest import eventually, lifespan
+from tests.api.conftest import lifespan
+from tests.waiting import eventually_async as eventually
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "jsonschema", DeprecationWarning)

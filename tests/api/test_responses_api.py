@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from afm.storage import Store
-from tests.api.conftest import Api, eventually, serve
+from tests.api.conftest import Api, serve
 from tests.scripted import script
+from tests.waiting import eventually_async as eventually
 
 
 async def test_response_is_stored_and_retrievable(api: Api) -> None:
