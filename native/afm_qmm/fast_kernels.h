@@ -231,6 +231,79 @@ void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strid
   }
 }
 
+// Decode: R query rows (the heads sharing one KV head, one query each, row-major [R, d]) attend
+// to n keys and values (rows of k / v, strides ks / vs) into out [R, dv]. Scores come as one
+// small GEMM (Q K^T), then a softmax per row, then P V with each value row loaded once for two
+// query rows and their partial sums held in registers (attend() does both one key and one row
+// at a time, a horizontal sum per score and a load and store of the output per key).
+void attend_decode(const float* q, int R, const float* k, int64_t ks, const float* v, int64_t vs,
+                   int n, int d, int dv, float scale, float* out) {
+  thread_local std::vector<float> scores;
+  scores.resize(size_t(R) * n);
+  float* sp = scores.data();
+  if (ks == d) {
+    gemm_nt_small(q, R, k, n, d, sp, n);
+  } else {
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < n; ++j) sp[size_t(r) * n + j] = dot(q + size_t(r) * d, k + j * ks, d);
+  }
+  float inv[64];
+  std::vector<float> inv_big;
+  float* iv = inv;
+  if (R > 64) {
+    inv_big.resize(R);
+    iv = inv_big.data();
+  }
+  for (int r = 0; r < R; ++r) {
+    float* sr = sp + size_t(r) * n;
+    float m = -std::numeric_limits<float>::infinity();
+    for (int j = 0; j < n; ++j) {
+      sr[j] *= scale;
+      m = sr[j] > m ? sr[j] : m;
+    }
+    iv[r] = 1.0f / exp_shifted(sr, n, m);
+  }
+  int c0 = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  for (; c0 + 32 <= dv; c0 += 32) {
+    for (int r = 0; r < R; r += 2) {
+      const bool two = r + 1 < R;
+      const float* p0 = sp + size_t(r) * n;
+      const float* p1 = two ? p0 + n : p0;
+      __m256 a0[4], a1[4];
+      for (int c = 0; c < 4; ++c) a0[c] = a1[c] = _mm256_setzero_ps();
+      for (int j = 0; j < n; ++j) {
+        const float* vj = v + j * vs + c0;
+        const __m256 b0 = _mm256_set1_ps(p0[j]), b1 = _mm256_set1_ps(p1[j]);
+        for (int c = 0; c < 4; ++c) {
+          const __m256 x = _mm256_loadu_ps(vj + 8 * c);
+          a0[c] = _mm256_fmadd_ps(b0, x, a0[c]);
+          a1[c] = _mm256_fmadd_ps(b1, x, a1[c]);
+        }
+      }
+      const __m256 i0 = _mm256_set1_ps(iv[r]);
+      for (int c = 0; c < 4; ++c)
+        _mm256_storeu_ps(out + size_t(r) * dv + c0 + 8 * c, _mm256_mul_ps(a0[c], i0));
+      if (two) {
+        const __m256 i1 = _mm256_set1_ps(iv[r + 1]);
+        for (int c = 0; c < 4; ++c)
+          _mm256_storeu_ps(out + size_t(r + 1) * dv + c0 + 8 * c, _mm256_mul_ps(a1[c], i1));
+      }
+    }
+  }
+#endif
+  if (c0 < dv) {  // the columns past the last 32 (or all of them on the portable path)
+    thread_local std::vector<float> acc;
+    const int w = dv - c0;
+    for (int r = 0; r < R; ++r) {
+      acc.assign(w, 0.0f);
+      const float* pr = sp + size_t(r) * n;
+      for (int j = 0; j < n; ++j) axpy(acc.data(), v + j * vs + c0, pr[j], w);
+      for (int c = 0; c < w; ++c) out[size_t(r) * dv + c0 + c] = acc[c] * iv[r];
+    }
+  }
+}
+
 // Query rows [l0, l0 + lqb) of all n_rep heads of KV head g (batch b), as one block of
 // R = n_rep * lqb rows: S = Q K_blk^T and O += P V_blk through sgemm, an online softmax between.
 // Masked scores take the lowest finite value, like MLX and attend(): a row masked everywhere

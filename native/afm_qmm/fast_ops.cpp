@@ -337,6 +337,28 @@ mx::array sdpa_tiled(
                    std::move(inputs));
 }
 
+namespace {
+
+// The first kept key j0 when a boolean mask (or none: 0) keeps exactly keys [j0, lk) for the
+// single query of heads h0 .. h0 + n - 1 of batch b; -1 when it keeps any other set.
+int kept_suffix(const Strided4* mask, int b, int h0, int n, int lk) {
+  if (mask == nullptr) return 0;
+  const bool* m = static_cast<const bool*>(mask->data);
+  int j0 = -1;
+  for (int h = h0; h < h0 + n; ++h) {
+    const bool* row = m + b * mask->s[0] + h * mask->s[1];
+    int first = 0;
+    while (first < lk && !row[first * mask->s[3]]) ++first;
+    for (int j = first; j < lk; ++j)
+      if (!row[j * mask->s[3]]) return -1;
+    if (j0 >= 0 && first != j0) return -1;
+    j0 = first;
+  }
+  return j0;
+}
+
+}  // namespace
+
 void SdpaCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
   auto& enc = begin_eval(stream(), inputs, out);
@@ -360,10 +382,32 @@ void SdpaCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::arr
     auto attend = avx2 ? AFM_AVX2_OR_PORTABLE(attend) : fast_portable::attend;
     const int n_rep = hq / hkv;
     const bool mask_bool = has_mask && mask.dtype() == mx::bool_;
+    auto attend_one = avx2 ? AFM_AVX2_OR_PORTABLE(attend_decode) : fast_portable::attend_decode;
     const int threads = threads_for(double(B) * hq * lq * lk * (d + dv) * 2);
     parallel_for(B * hkv, threads, [&](int t) {
-      attend(qv, kv, vv, has_mask ? &mv : nullptr, mask_bool, causal, t / hkv, t % hkv, n_rep,
-             lq, lk, d, dv, scale, op, hq);
+      const int b = t / hkv, g = t % hkv;
+      // one query a head (decode) under no mask or a boolean one that keeps a suffix of the
+      // keys [j0, lk) for every head of the group: the decode kernel, as the native decode
+      // layers run it (so both routes give the same bits); anything else takes attend()
+      const int j0 = lq == 1 && (!has_mask || mask_bool)
+          ? kept_suffix(has_mask ? &mv : nullptr, b, g * n_rep, n_rep, lk)
+          : -1;
+      if (j0 < 0 || j0 >= lk || kv.s[3] != 1 || vv.s[3] != 1) {
+        attend(qv, kv, vv, has_mask ? &mv : nullptr, mask_bool, causal, b, g, n_rep, lq, lk, d,
+               dv, scale, op, hq);
+        return;
+      }
+      thread_local std::vector<float> qrows;
+      qrows.resize(size_t(n_rep) * d);
+      for (int r = 0; r < n_rep; ++r) {
+        const float* src = static_cast<const float*>(qv.data) + b * qv.s[0] +
+            int64_t(g * n_rep + r) * qv.s[1];
+        for (int c = 0; c < d; ++c) qrows[size_t(r) * d + c] = src[c * qv.s[3]];
+      }
+      const float* kb = static_cast<const float*>(kv.data) + b * kv.s[0] + g * kv.s[1];
+      const float* vb = static_cast<const float*>(vv.data) + b * vv.s[0] + g * vv.s[1];
+      attend_one(qrows.data(), n_rep, kb + j0 * kv.s[2], kv.s[2], vb + j0 * vv.s[2], vv.s[2],
+                 lk - j0, d, dv, scale, op + (int64_t(b) * hq + int64_t(g) * n_rep) * dv);
     });
   });
 }
@@ -561,10 +605,21 @@ void decode_attention_rows(const float* sp, int64_t ld, const Strided4& kv, cons
   Strided4 qv{q.data(), {int64_t(hq) * d, d, d, 1}};
   Strided4 mv{keep.data(), {lk, 0, 0, 1}};
   auto attend = avx2 ? AFM_AVX2_OR_PORTABLE(attend) : fast_portable::attend;
+  auto attend_one = avx2 ? AFM_AVX2_OR_PORTABLE(attend_decode) : fast_portable::attend_decode;
   const int n_rep = hq / hkv;
   const int threads = threads_for(double(B) * hq * 1 * lk * (d + dv) * 2);
   parallel_for(B * hkv, threads, [&](int t) {
-    attend(qv, kv, vv, &mv, true, false, t / hkv, t % hkv, n_rep, 1, lk, d, dv, scale, op, hq);
+    const int b = t / hkv, g = t % hkv, j0 = std::max(0, int(start[b]));
+    if (j0 >= lk) {  // every key masked: MLX's average of all values
+      attend(qv, kv, vv, &mv, true, false, b, g, n_rep, 1, lk, d, dv, scale, op, hq);
+      return;
+    }
+    // the masked keys (before start[b]) would weigh exactly 0: they are skipped
+    const float* kb = static_cast<const float*>(kv.data) + b * kv.s[0] + g * kv.s[1];
+    const float* vb = static_cast<const float*>(vv.data) + b * vv.s[0] + g * vv.s[1];
+    const int64_t row = (int64_t(b) * hq + int64_t(g) * n_rep);
+    attend_one(q.data() + row * d, n_rep, kb + j0 * kv.s[2], kv.s[2], vb + j0 * vv.s[2],
+               vv.s[2], lk - j0, d, dv, scale, op + row * dv);
   });
 }
 

@@ -92,6 +92,8 @@ struct TiledArgs {
               int dv, float scale, float* out, int hq);                                      \
   void silu_mul(const float* g, const float* x, float* y, int64_t n);                          \
   void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb);                       \
+  void attend_decode(const float* q, int rows, const float* k, int64_t ks, const float* v,    \
+                     int64_t vs, int n, int d, int dv, float scale, float* out);              \
   }
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
