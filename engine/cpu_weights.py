@@ -190,8 +190,9 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
     become float32."""
     from engine import qkernels
 
-    count = qkernels.use_native_kernels(model)  # also times its SIMD paths on this model
+    # first, so that the native layers' exact float16 scales (qkernels.halve_scales) stay so
     model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
+    count = qkernels.use_native_kernels(model)  # also times its SIMD paths on this model
     mx.eval(model.parameters())
     bits = sorted({m.bits for _, m in model.named_modules()
                    if isinstance(m, qkernels.QuantizedLinearCPU | qkernels.QuantizedEmbeddingCPU)})

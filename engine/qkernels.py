@@ -13,6 +13,10 @@ the timed choice pick the int8 paths too (off by default: int8 activations move 
 output by ~0.6% of its RMS on random inputs, and change a real model's greedy answers),
 ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
 ``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
+Scales and biases are float32, or float16 where that holds every value exactly (GGUF's Q4_0,
+Q4_1 and Q8_0 store them as float16): a layer's bytes per 4-bit weight at group size 32 drop
+from 0.75 to 0.625 and the kernel reads the same values, so its sums are the same bits
+(:func:`halve_scales`; ``AFM_QMM_HALF_SCALES=0`` keeps float32).
 The extension reads ``AFM_QMM_ISA`` and ``AFM_QMM_THREADS`` once, at import; a process that
 changes them later calls :func:`reload_environment` (model loads do), so no native code calls
 ``getenv`` while another thread may ``setenv`` (engine/blas.py sets BLAS variables).
@@ -47,6 +51,7 @@ SUPPORTED_BITS = (4, 8)
 SUPPORTED_GROUP_SIZES = (32, 64, 128)
 
 DISABLE_ENV = "AFM_QMM_DISABLE"
+HALF_SCALES_ENV = "AFM_QMM_HALF_SCALES"
 
 if os.environ.get(DISABLE_ENV, "").strip() not in ("", "0"):
     _ext = None
@@ -158,9 +163,9 @@ def quantized_matmul(
             x, w, scales, biases, transpose=True, group_size=group_size, bits=bits
         )
     dtype = x.dtype
-    out = _ext.quantized_matmul(
-        _f32(x), w, _f32(scales), _f32(biases), group_size, bits, isa
-    )
+    if scales.dtype != biases.dtype or scales.dtype not in (mx.float32, mx.float16):
+        scales, biases = _f32(scales), _f32(biases)
+    out = _ext.quantized_matmul(_f32(x), w, scales, biases, group_size, bits, isa)
     return out if dtype == mx.float32 else out.astype(dtype)
 
 
@@ -168,10 +173,36 @@ def _f32(a: mx.array) -> mx.array:
     return a if a.dtype == mx.float32 else a.astype(mx.float32)
 
 
+def half_scales_allowed() -> bool:
+    """Whether native layers may keep exact float16 copies of their scales and biases
+    (``AFM_QMM_HALF_SCALES``, default on)."""
+    return os.environ.get(HALF_SCALES_ENV, "").strip().lower() not in ("0", "false", "off", "no")
+
+
+def halve_scales(modules: list[nn.Module]) -> int:
+    """Store the float32 scales and biases of ``modules`` as float16 where every value converts
+    exactly (the native kernel reads them back as the same floats); returns how many layers
+    changed. Layers with any value float16 cannot hold (a K-quant's products of two scales, an
+    MLX model's bfloat16 ones past float16's range or precision) keep float32."""
+    todo = [m for m in modules if m["scales"].dtype == mx.float32]
+    halves = [(m["scales"].astype(mx.float16), m["biases"].astype(mx.float16)) for m in todo]
+    exact = [mx.array_equal(hs.astype(mx.float32), m["scales"])
+             & mx.array_equal(hb.astype(mx.float32), m["biases"])
+             for m, (hs, hb) in zip(todo, halves, strict=True)]
+    mx.eval(halves, exact)
+    changed = 0
+    for m, (hs, hb), ok in zip(todo, halves, exact, strict=True):
+        if ok.item():
+            m["scales"], m["biases"] = hs, hb
+            changed += 1
+    return changed
+
+
 class QuantizedLinearCPU(nn.Module):
     """A drop-in for ``nn.QuantizedLinear`` (affine mode) whose matmul is the native kernel.
 
-    Scales and biases are kept in float32 (converted once here), so calls convert nothing.
+    Scales and biases are kept in float32 (converted once here), so calls convert nothing;
+    :func:`halve_scales` may then store exact float16 copies.
     """
 
     def __init__(self, layer: nn.QuantizedLinear):
@@ -283,8 +314,14 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
 
     swapped = swap_leaf_modules(model, replacement)
     # materialize the float32 scales now, so the original ones are freed at once
-    mx.eval([m.parameters() for _, m in model.named_modules()
-             if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)])
+    native = [m for _, m in model.named_modules()
+              if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)]
+    mx.eval([m.parameters() for m in native])
+    if native and half_scales_allowed():
+        halved = halve_scales(native)
+        if halved:
+            log.info("afm_qmm: %d of %d quantized layers keep float16 scales and biases "
+                     "(exact; %s=0 keeps float32)", halved, len(native), HALF_SCALES_ENV)
     if swapped:
         timed = time_paths(model)
         log.info("afm_qmm: %d quantized layers use the native kernel (%d threads; %s)",

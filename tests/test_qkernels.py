@@ -515,3 +515,65 @@ def test_auto_path_setter_checks_its_arguments() -> None:
     assert qkernels.auto_isa(4) == "portable" and qkernels.auto_isa(8) == qkernels.default_isa()
     qkernels._ext.set_auto_isa(4, "auto")
     assert qkernels.auto_isa(4) == qkernels.default_isa()
+
+
+def _half_exact(wq_scales: mx.array) -> mx.array:
+    """Values float16 holds exactly (scales rounded through float16, kept as float32)."""
+    return wq_scales.astype(mx.float16).astype(mx.float32)
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+def test_float16_scales_give_the_float32_bits(bits: int, group_size: int) -> None:
+    """Scales and biases stored as float16 (where float16 holds them exactly) are read back as
+    the same floats: every path gives the very bits of the float32 copy, at one row, a few, the
+    tile path's 16 and the BLAS tiles' many, on shapes with tails (K % 64 != 0)."""
+    for rows, n, k in ((1, 37, 5 * group_size), (3, 64, 384), (16, 40, 3 * group_size),
+                       (70, 33, 128)):
+        x, wq, s, b = _case(rows, n, k, group_size, bits, seed=rows + bits)
+        s, b = _half_exact(s), _half_exact(b)
+        hs, hb = s.astype(mx.float16), b.astype(mx.float16)
+        for isa in ["auto", *ISAS, *qkernels.int8_isas()]:
+            full = qkernels._ext.quantized_matmul(x, wq, s, b, group_size, bits, isa)
+            half = qkernels._ext.quantized_matmul(x, wq, hs, hb, group_size, bits, isa)
+            assert mx.array_equal(full, half).item(), (isa, rows)
+        _check(qkernels.quantized_matmul(x, wq, hs, hb, group_size, bits), x, wq, s, b,
+               group_size, bits)
+        ids = mx.array([0, n - 1, 5])
+        assert mx.array_equal(qkernels._ext.quantized_rows(ids, wq, hs, hb, group_size, bits),
+                              qkernels._ext.quantized_rows(ids, wq, s, b, group_size, bits)).item()
+    with pytest.raises(ValueError, match="both float32 or both float16"):
+        qkernels._ext.quantized_matmul(x, wq, hs, b, group_size, bits)
+
+
+def test_halve_scales_only_where_float16_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Swapped-in native layers keep float16 scales and biases only when every value converts
+    exactly (a layer with one value float16 cannot hold stays float32), their outputs unchanged;
+    AFM_QMM_HALF_SCALES=0 keeps all float32. One path throughout (the swap would time them)."""
+    monkeypatch.setenv("AFM_QMM_ISA", ISAS[0])
+
+    def model() -> nn.Module:
+        mx.random.seed(5)
+        m = nn.Sequential(nn.Linear(128, 96, bias=False), nn.Linear(96, 64))
+        nn.quantize(m, group_size=32, bits=4)
+        for layer in m.layers:
+            layer.scales, layer.biases = _half_exact(layer.scales), _half_exact(layer.biases)
+        m.layers[1].scales[0, 0] = 1.0 + 2.0**-20  # float16 rounds this
+        return m
+
+    x = mx.random.normal((2, 128), key=mx.random.key(1))
+    ref = model()
+    want = ref(x)
+    half = model()
+    assert qkernels.use_native_kernels(half, mx.Device(mx.cpu)) == 2
+    assert [la.scales.dtype for la in half.layers] == [mx.float16, mx.float32]
+    assert [la.biases.dtype for la in half.layers] == [mx.float16, mx.float32]
+    got = half(x)
+    monkeypatch.setenv(qkernels.HALF_SCALES_ENV, "0")
+    full = model()
+    qkernels.use_native_kernels(full, mx.Device(mx.cpu))
+    assert [la.scales.dtype for la in full.layers] == [mx.float32, mx.float32]
+    assert mx.array_equal(got, full(x)).item()
+    _check(half.layers[0](x), x, ref.layers[0].weight, ref.layers[0].scales,
+           ref.layers[0].biases, 32, 4)
+    assert mx.allclose(got, want, rtol=1e-4, atol=1e-4).item()

@@ -6,7 +6,7 @@
 // Build (from the repository root; KERNEL one of qmm_avx2 qmm_avx512 qmm_portable, with that
 // file and its -m flags) with -O3 like the module (at -O2 the tiles unroll differently and the
 // timings mislead: QMM_FOLD_NR=1 looked 1.7x faster at one row, and is slower at -O3), e.g.
-//   g++ -O3 -std=c++17 -mavx2 -mfma -Inative/afm_qmm -DKERNEL=qmm_avx2
+//   g++ -O3 -std=c++17 -mavx2 -mfma -mf16c -Inative/afm_qmm -DKERNEL=qmm_avx2
 //       native/afm_qmm/check_kernels.cpp native/afm_qmm/qmm_avx2.cpp -o /tmp/qmm_check
 // A QMM_VEC_ONLY build of a wider kernel checks AVX-512's lane logic on an AVX2 CPU: a file
 // /tmp/v16.cpp holding the five lines "#define QMM_VL 16", "#define QMM_VEC_ONLY 1",

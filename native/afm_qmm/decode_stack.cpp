@@ -102,10 +102,11 @@ std::vector<mx::array> decode_stack(
       check(gs[p] == 32 || gs[p] == 64 || gs[p] == 128, "group size must be 32, 64 or 128");
       check(w.dtype() == mx::uint32 && w.ndim() == 2, "weights must be uint32 [N, K]");
       product_dims(w, bits[p], n[p], k[p]);
+      const mx::Dtype st = a[prod[p] + 1].dtype();
       for (int j = 1; j < 3; ++j)
-        check(a[prod[p] + j].dtype() == mx::float32 &&
+        check((st == mx::float32 || st == mx::float16) && a[prod[p] + j].dtype() == st &&
                   a[prod[p] + j].shape() == mx::Shape({n[p], k[p] / gs[p]}),
-              "scales and biases must be float32 [N, K / group_size]");
+              "scales and biases must be both float32 or both float16 [N, K / group_size]");
     }
     const int wqkv = (hq + 2 * hkv) * hd;
     check(k[0] == D && n[0] >= wqkv, "the qkv product must map D to (Hq + 2 Hkv) * head_dim");
@@ -195,8 +196,8 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
       const int gs = s.group_sizes[p], bits = s.bits[p];
       const mx::array& wt = a[slot];
       const int N = wt.shape(0), K = wt.shape(1) * 32 / bits;
-      qmm_auto(xin, B, wt.data<uint32_t>(), a[slot + 1].data<float>(), a[slot + 2].data<float>(),
-               N, K, gs, bits, xsum.data(), y, threads);
+      qmm_auto(xin, B, wt.data<uint32_t>(), a[slot + 1].data<void>(), a[slot + 2].data<void>(),
+               a[slot + 1].dtype() == mx::float16, N, K, gs, bits, xsum.data(), y, threads);
       if (bias >= 0) {  // as `y + bias` in MLX: one float add per element
         const float* bp = a[bias].data<float>();
         for (int b = 0; b < B; ++b)

@@ -2,13 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 struct QmmArgs {
   const float* x;       // [M, K] activations, row-major
   const uint32_t* w;    // [N, K * bits / 32] packed weights
-  const float* scales;  // [N, K / group_size]
-  const float* biases;  // [N, K / group_size]
+  const float* scales;  // [N, K / group_size] (nullptr with hscales)
+  const float* biases;  // [N, K / group_size] (nullptr with hbiases)
   const float* xsum;    // [M, K / group_size] group sums of x
   float* out;           // [M, N]
   int M, N, K, group_size, bits;
@@ -17,7 +18,39 @@ struct QmmArgs {
   // xd = max|x| / 127, in the order the kernel's quant function writes
   const int8_t* xq = nullptr;  // [M, K]
   const float* xd = nullptr;   // [M, K / group_size]
+  // float16 scales and biases (IEEE bit patterns, [N, K / group_size]) in place of the float32
+  // ones when set: 2 bytes a group each instead of 4 (0.625 bytes a 4-bit weight at group size
+  // 32 instead of 0.75, like GGUF's Q4_1), read as the same float32 values (the conversion is
+  // exact), so the sums are the same bits as with float32 copies of them
+  const uint16_t* hscales = nullptr;
+  const uint16_t* hbiases = nullptr;
 };
+
+// The float32 value of a float16 bit pattern (exact: every float16 is a float32).
+inline float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {  // zero or subnormal: man * 2^-24, exact in float32
+    float f = float(man) * 5.9604644775390625e-08f;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits |= sign;
+  } else if (exp == 31) {  // infinity or NaN
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 112u) << 23) | (man << 13);
+  }
+  float out;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+// Scale / bias i of a call, float32 or float16.
+inline float scale_at(const QmmArgs& a, size_t i) {
+  return a.hscales ? half_to_float(a.hscales[i]) : a.scales[i];
+}
+inline float bias_at(const QmmArgs& a, size_t i) {
+  return a.hbiases ? half_to_float(a.hbiases[i]) : a.biases[i];
+}
 
 // Row stride of QmmArgs::xp: K plus one cache line, so that rows of a power-of-two K do not all
 // map to the same L1 sets.

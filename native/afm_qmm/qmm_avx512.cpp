@@ -1,4 +1,5 @@
-// AVX-512 (F, BW, VL) build of the kernel (compiled with -mavx512f -mavx512bw -mavx512vl -mfma).
+// AVX-512 (F, BW, VL) build of the kernel (compiled with -mavx512f -mavx512bw -mavx512vl -mfma
+// -mf16c).
 #define QMM_VL 16
 #define QMM_ENTRY qmm_avx512
 #define QMM_PREP qmm_avx512_prep

@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "qmm_api.h"
 
@@ -104,6 +106,70 @@ inline vf bcast(float f) {
   for (int i = 0; i < VL; ++i) v[i] = f;
   return v;
 #endif
+}
+
+// A scale or bias as float32: S is float, or uint16_t for float16 bit patterns (QmmArgs::hscales).
+template <class S>
+inline float to_f(S v) {
+  if constexpr (std::is_same_v<S, float>) {
+    return v;
+  } else {
+#if QMM_X > 4
+    return _cvtsh_ss(v);
+#else
+    return half_to_float(v);
+#endif
+  }
+}
+
+// VL consecutive scales or biases as floats.
+template <class S>
+inline vf loadv(const S* p) {
+  if constexpr (std::is_same_v<S, float>) {
+    return loadf(p);
+  } else {
+#if QMM_X == 16
+    return (vf)_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+#elif QMM_X == 8
+    return (vf)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#else
+    vf v;
+    for (int i = 0; i < VL; ++i) v[i] = half_to_float(p[i]);
+    return v;
+#endif
+  }
+}
+
+// n scales or biases from p as floats: p itself (float32), or widened into dst (float16).
+template <class S>
+inline const float* as_floats(const S* p, int n, float* dst) {
+  if constexpr (std::is_same_v<S, float>) {
+    return p;
+  } else {
+    int i = 0;
+    for (; i + VL <= n; i += VL) *reinterpret_cast<vf_u*>(dst + i) = loadv(p + i);
+    for (; i < n; ++i) dst[i] = to_f(p[i]);
+    return dst;
+  }
+}
+
+// Scratch for a tile's widened float16 scales (and biases): rows x G floats.
+inline float* widen_scratch(size_t n) {
+  thread_local std::vector<float> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+template <class S>
+inline const S* scales_of(const QmmArgs& a) {
+  if constexpr (std::is_same_v<S, float>) return a.scales;
+  else return a.hscales;
+}
+
+template <class S>
+inline const S* biases_of(const QmmArgs& a) {
+  if constexpr (std::is_same_v<S, float>) return a.biases;
+  else return a.hbiases;
 }
 
 inline float hsum(vf v) {
@@ -216,8 +282,9 @@ inline void store_sums(const QmmArgs& a, int m0, int n, vf (&acc)[R][NR]) {
 }
 
 // The values past the last whole unit (K % U, a multiple of 32), one by one, in x's order.
+// sc, bi: row n's scales and biases (as floats).
 template <int BITS>
-inline float tail(const QmmArgs& a, int m, int n, int k0) {
+inline float tail(const QmmArgs& a, int m, int n, int k0, const float* sc, const float* bi) {
   const uint8_t* wrow = reinterpret_cast<const uint8_t*>(a.w) + size_t(n) * (a.K * BITS / 8);
   const int G = a.K / a.group_size;
   const float* x = a.x + size_t(m) * a.K;
@@ -225,7 +292,7 @@ inline float tail(const QmmArgs& a, int m, int n, int k0) {
   for (int k = k0; k < a.K; ++k) {
     const int q = BITS == 8 ? wrow[k] : (wrow[k >> 1] >> ((k & 1) * 4)) & 15;
     const int g = k / a.group_size;
-    s += x[k] * (a.scales[size_t(n) * G + g] * float(q) + a.biases[size_t(n) * G + g]);
+    s += x[k] * (sc[g] * float(q) + bi[g]);
   }
   return s;
 }
@@ -233,17 +300,20 @@ inline float tail(const QmmArgs& a, int m, int n, int k0) {
 // Few rows (decode): out[m, n] = sum_u scales_u * dot(x_u, q_u) + sum_g biases[g] * xsum[g],
 // the scale folded in once per unit; NR weight rows at a time share each activation load and
 // give R * NR * 2 independent FMA chains.
-template <int BITS, int GS, int R, int NR>
+template <int BITS, int GS, int R, int NR, class S>
 inline void tile_fold(const QmmArgs& a, int m0, int n) {
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
   const uint32_t* w[NR];
+  // float16 scales and biases widened once a tile (2 G values a row: 1/GS of its work), so
+  // that from here on the float32 code runs on the very same values
   const float* s[NR];
   const float* b[NR];
+  float* wide = std::is_same_v<S, float> ? nullptr : widen_scratch(size_t(2 * NR) * G);
   for (int t = 0; t < NR; ++t) {
     w[t] = a.w + size_t(n + t) * words;
-    s[t] = a.scales + size_t(n + t) * G;
-    b[t] = a.biases + size_t(n + t) * G;
+    s[t] = as_floats(scales_of<S>(a) + size_t(n + t) * G, G, wide + size_t(t) * G);
+    b[t] = as_floats(biases_of<S>(a) + size_t(n + t) * G, G, wide + size_t(NR + t) * G);
   }
   vf acc[R][NR];
   for (int r = 0; r < R; ++r)
@@ -289,20 +359,21 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
     for (int t = 0; t < NR; ++t) {
       float& o = a.out[size_t(m0 + r) * a.N + n + t];
       o += dotf(b[t], a.xsum + size_t(m0 + r) * G, GU);
-      if (NU * F::U < K) o += tail<BITS>(a, m0 + r, n + t, NU * F::U);
+      if (NU * F::U < K) o += tail<BITS>(a, m0 + r, n + t, NU * F::U, s[t], b[t]);
     }
 }
 
 // More rows: each weight vector is dequantized once (q * scale + bias, one FMA) and then
 // multiplies R activation rows; no per-group work, no bias sums. Adds units [u0, u1) of weight
 // row n to acc.
-template <int BITS, int GS, int R>
+template <int BITS, int GS, int R, class S>
 inline void tile_deq(const QmmArgs& a, int m0, int n, int u0, int u1, vf (&acc)[R][1]) {
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS;
   const uint32_t* w = a.w + size_t(n) * (K * BITS / 32);
-  const float* s = a.scales + size_t(n) * G;
-  const float* b = a.biases + size_t(n) * G;
+  float* wide = std::is_same_v<S, float> ? nullptr : widen_scratch(size_t(2) * G);
+  const float* s = as_floats(scales_of<S>(a) + size_t(n) * G, G, wide);
+  const float* b = as_floats(biases_of<S>(a) + size_t(n) * G, G, wide + (wide ? G : 0));
   for (int u = u0; u < u1; ++u) {
     const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
     const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
@@ -318,15 +389,15 @@ inline void tile_deq(const QmmArgs& a, int m0, int n, int u0, int u1, vf (&acc)[
   }
 }
 
-template <int BITS, int GS, int R>
+template <int BITS, int GS, int R, class S>
 void block(const QmmArgs& a, int m0, int n0, int n1) {
   using F = Unit<BITS>;
-  const int K = a.K, NU = K / F::U;
+  const int K = a.K, NU = K / F::U, G = K / GS;
   if constexpr (R <= QMM_FOLD_ROWS) {
     constexpr int NR = R == 1 ? QMM_FOLD_NR : QMM_FOLD_NR2;
     int n = n0;
-    for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR>(a, m0, n);
-    for (; n < n1; ++n) tile_fold<BITS, GS, R, 1>(a, m0, n);
+    for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR, S>(a, m0, n);
+    for (; n < n1; ++n) tile_fold<BITS, GS, R, 1, S>(a, m0, n);
   } else {
     // K in chunks of QMM_KC values over CB columns at a time, so that the R activation rows'
     // chunk stays in L1 while CB weight rows stream past it (partial sums kept in part)
@@ -340,32 +411,36 @@ void block(const QmmArgs& a, int m0, int n0, int n1) {
         for (int n = nb; n < ne; ++n) {
           if (u0 == 0)
             for (int r = 0; r < R; ++r) part[n - nb][r][0] = vf{};
-          tile_deq<BITS, GS, R>(a, m0, n, u0, u1, part[n - nb]);
+          tile_deq<BITS, GS, R, S>(a, m0, n, u0, u1, part[n - nb]);
         }
       }
       for (int n = nb; n < ne; ++n) {
         store_sums<R, 1>(a, m0, n, part[n - nb]);
-        if (NU * F::U < K)
+        if (NU * F::U < K) {
+          float* wide = std::is_same_v<S, float> ? nullptr : widen_scratch(size_t(2) * G);
+          const float* sr = as_floats(scales_of<S>(a) + size_t(n) * G, G, wide);
+          const float* br = as_floats(biases_of<S>(a) + size_t(n) * G, G, wide + (wide ? G : 0));
           for (int r = 0; r < R; ++r)
-            a.out[size_t(m0 + r) * a.N + n] += tail<BITS>(a, m0 + r, n, NU * F::U);
+            a.out[size_t(m0 + r) * a.N + n] += tail<BITS>(a, m0 + r, n, NU * F::U, sr, br);
+        }
       }
     }
   }
 }
 
-template <int BITS, int GS>
+template <int BITS, int GS, class S>
 void rows(const QmmArgs& a, int n0, int n1) {
   int m = 0;
-  for (; m + MB <= a.M; m += MB) block<BITS, GS, MB>(a, m, n0, n1);
+  for (; m + MB <= a.M; m += MB) block<BITS, GS, MB, S>(a, m, n0, n1);
   if (a.M - m >= 4) {
-    block<BITS, GS, 4>(a, m, n0, n1);
+    block<BITS, GS, 4, S>(a, m, n0, n1);
     m += 4;
   }
   if (a.M - m >= 2) {
-    block<BITS, GS, 2>(a, m, n0, n1);
+    block<BITS, GS, 2, S>(a, m, n0, n1);
     m += 2;
   }
-  if (a.M - m >= 1) block<BITS, GS, 1>(a, m, n0, n1);
+  if (a.M - m >= 1) block<BITS, GS, 1, S>(a, m, n0, n1);
 }
 
 template <int BITS>
@@ -398,6 +473,9 @@ void QMM_PREP(const QmmArgs& a, float* xp) {
 
 void QMM_ENTRY(const QmmArgs& a, int n0, int n1) {
   qmm_dispatch(a, [&](auto bits, auto gs) {
-    rows<decltype(bits)::value, decltype(gs)::value>(a, n0, n1);
+    if (a.hscales)
+      rows<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, n1);
+    else
+      rows<decltype(bits)::value, decltype(gs)::value, float>(a, n0, n1);
   });
 }

@@ -37,14 +37,16 @@ bool cpu_has(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
+          __builtin_cpu_supports("f16c");
     case Isa::VnniInt8:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
           __builtin_cpu_supports("fma");
     case Isa::Avx2:
     case Isa::Avx2Int8:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+          __builtin_cpu_supports("f16c");
     default:
       return true;
   }
@@ -339,6 +341,24 @@ Pool& pool() {
   return *p;
 }
 
+// Points a at float32 or float16 scales and biases.
+void set_scales(QmmArgs& a, const void* scales, const void* biases, bool half) {
+  if (half) {
+    a.scales = a.biases = nullptr;
+    a.hscales = static_cast<const uint16_t*>(scales);
+    a.hbiases = static_cast<const uint16_t*>(biases);
+  } else {
+    a.scales = static_cast<const float*>(scales);
+    a.biases = static_cast<const float*>(biases);
+    a.hscales = a.hbiases = nullptr;
+  }
+}
+
+bool scale_dtype_ok(const mx::array& scales, const mx::array& biases) {
+  return scales.dtype() == biases.dtype() &&
+      (scales.dtype() == mx::float32 || scales.dtype() == mx::float16);
+}
+
 // Group sums of x into a.xsum (the int8 paths write the sums of their rounded x instead).
 void group_sums(const QmmArgs& a) {
   const int G = a.K / a.group_size;
@@ -357,12 +377,11 @@ void dequantize_rows(const QmmArgs& a, int n0, int rows, float* dst) {
   const int K = a.K, gs = a.group_size, G = K / gs, words = K * a.bits / 32;
   for (int r = 0; r < rows; ++r) {
     const uint32_t* wr = a.w + size_t(n0 + r) * words;
-    const float* sr = a.scales + size_t(n0 + r) * G;
-    const float* br = a.biases + size_t(n0 + r) * G;
+    const size_t row = size_t(n0 + r) * G;
     float* o = dst + size_t(r) * K;
     if (a.bits == 4) {
       for (int g = 0; g < G; ++g) {
-        const float sc = sr[g], bi = br[g];
+        const float sc = scale_at(a, row + g), bi = bias_at(a, row + g);
         const uint32_t* wg = wr + g * (gs / 8);
         float* og = o + g * gs;
         for (int i = 0; i < gs / 8; ++i) {
@@ -372,7 +391,7 @@ void dequantize_rows(const QmmArgs& a, int n0, int rows, float* dst) {
       }
     } else {
       for (int g = 0; g < G; ++g) {
-        const float sc = sr[g], bi = br[g];
+        const float sc = scale_at(a, row + g), bi = bias_at(a, row + g);
         const uint32_t* wg = wr + g * (gs / 4);
         float* og = o + g * gs;
         for (int i = 0; i < gs / 4; ++i) {
@@ -409,6 +428,19 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   std::vector<int8_t> xq;
   std::vector<float> xd;
   std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
+  std::vector<float> wide_s, wide_b;
+  if (a.hscales && quant_for(kernel)) {  // the int8 kernels read float32 scales: widen them
+    const size_t n = size_t(a.N) * (a.K / a.group_size);
+    wide_s.resize(n);
+    wide_b.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      wide_s[i] = half_to_float(a.hscales[i]);
+      wide_b[i] = half_to_float(a.hbiases[i]);
+    }
+    ai.scales = wide_s.data();
+    ai.biases = wide_b.data();
+    ai.hscales = ai.hbiases = nullptr;
+  }
   if (Quant quant = quant_for(kernel)) {
     xq.resize(size_t(a.M) * a.K);
     xd.resize(size_t(a.M) * (a.K / a.group_size));
@@ -519,14 +551,15 @@ HotPool::~HotPool() {
   g_hot.fetch_sub(1);
 }
 
-void qmm_auto(const float* x, int M, const uint32_t* w, const float* scales,
-              const float* biases, int N, int K, int group_size, int bits, float* xsum,
-              float* out, int row_threads) {
+void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
+              const void* biases, bool half_scales, int N, int K, int group_size, int bits,
+              float* xsum, float* out, int row_threads) {
   const Isa isa = resolve(Isa::Auto, bits);
   const bool blas = env_isa() == Isa::Auto;
   const int blas_at = blas ? g_blas_rows.load() : 0;
   const SgemmFn sgemm = blas_at > 0 && M >= blas_at ? blas_sgemm() : nullptr;
-  QmmArgs a{x, w, scales, biases, xsum, out, M, N, K, group_size, bits};
+  QmmArgs a{x, w, nullptr, nullptr, xsum, out, M, N, K, group_size, bits};
+  set_scales(a, scales, biases, half_scales);
   if (sgemm)
     run_qmm_blas(a, sgemm);
   else
@@ -561,10 +594,9 @@ mx::array quantized_matmul(
   if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
   if (group_size != 32 && group_size != 64 && group_size != 128)
     throw std::invalid_argument("afm_qmm: group_size must be 32, 64 or 128");
-  if (x.dtype() != mx::float32 || scales.dtype() != mx::float32 ||
-      biases.dtype() != mx::float32 || w.dtype() != mx::uint32)
+  if (x.dtype() != mx::float32 || !scale_dtype_ok(scales, biases) || w.dtype() != mx::uint32)
     throw std::invalid_argument(
-        "afm_qmm: x, scales and biases must be float32 and w uint32");
+        "afm_qmm: x must be float32, scales and biases both float32 or both float16, w uint32");
   if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || biases.ndim() != 2)
     throw std::invalid_argument("afm_qmm: x must be [..., K], w/scales/biases 2-D");
   const int K = x.shape(-1);
@@ -601,8 +633,9 @@ mx::array quantized_rows(
   if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
   if (!mx::issubdtype(ids.dtype(), mx::integer))
     throw std::invalid_argument("afm_qmm: ids must be integers");
-  if (scales.dtype() != mx::float32 || biases.dtype() != mx::float32 || w.dtype() != mx::uint32)
-    throw std::invalid_argument("afm_qmm: scales and biases must be float32 and w uint32");
+  if (!scale_dtype_ok(scales, biases) || w.dtype() != mx::uint32)
+    throw std::invalid_argument(
+        "afm_qmm: scales and biases must be both float32 or both float16, and w uint32");
   if (w.ndim() != 2 || scales.ndim() != 2 || biases.shape() != scales.shape() ||
       scales.shape(0) != w.shape(0) || w.shape(1) * 32 / bits != scales.shape(1) * group_size)
     throw std::invalid_argument("afm_qmm: shapes of w, scales and biases do not match");
@@ -645,12 +678,16 @@ void QuantizedRowsCPU::eval_cpu(const std::vector<mx::array>& inputs,
         throw std::out_of_range("afm_qmm: quantized_rows: id " + std::to_string(raw) +
                                 " is out of range for " + std::to_string(rows) + " rows");
       const uint32_t* wr = w.data<uint32_t>() + id * words;
-      const float* sr = sc.data<float>() + id * groups;
-      const float* br = bi.data<float>() + id * groups;
+      QmmArgs row{};
+      set_scales(row, sc.data<void>(), bi.data<void>(), sc.dtype() == mx::float16);
       float* o = op + i * k;
-      for (int j = 0; j < k; ++j) {
-        const uint32_t q = (wr[j / per] >> ((j % per) * bits)) & mask;
-        o[j] = sr[j / gs] * float(q) + br[j / gs];
+      for (int g = 0; g < groups; ++g) {
+        const float s = scale_at(row, size_t(id) * groups + g);
+        const float b = bias_at(row, size_t(id) * groups + g);
+        for (int j = g * gs; j < (g + 1) * gs; ++j) {
+          const uint32_t q = (wr[j / per] >> ((j % per) * bits)) & mask;
+          o[j] = s * float(q) + b;
+        }
       }
     }
   });
@@ -713,8 +750,9 @@ void QuantizedMatmulCPU::eval_cpu(
     xc.set_data(mx::allocator::malloc(xc.nbytes()));
     enc.add_temporary(xc);
   }
-  QmmArgs a{xc.data<float>(), w.data<uint32_t>(), scales.data<float>(), biases.data<float>(),
+  QmmArgs a{xc.data<float>(), w.data<uint32_t>(), nullptr, nullptr,
             xsum.data<float>(), out.data<float>(), M, N, K, group_size_, bits_};
+  set_scales(a, scales.data<void>(), biases.data<void>(), scales.dtype() == mx::float16);
   enc.add_temporary(xsum);
   Kernel kernel = kernel_for(isa_);
   const int blas_at = blas_ ? g_blas_rows.load() : 0;

@@ -65,13 +65,14 @@ struct HotPool {
   HotPool(const HotPool&) = delete;
   HotPool& operator=(const HotPool&) = delete;
 };
-// x [M, K] (row-major) @ dequantize(w, scales, biases).T into out [M, N], as a quantized_matmul
+// x [M, K] (row-major) @ dequantize(w, scales, biases).T into out [M, N] (scales and biases
+// float32, or float16 with half_scales), as a quantized_matmul
 // primitive asked for "auto" computes it (the same kernel, or BLAS tiles from blas_rows() rows),
 // inside a dispatched task; xsum is scratch [M, K / group_size]. row_threads > 0: threads for
 // M == 1 (else set_row_threads's); the sums do not depend on the thread count.
-void qmm_auto(const float* x, int M, const uint32_t* w, const float* scales,
-              const float* biases, int N, int K, int group_size, int bits, float* xsum,
-              float* out, int row_threads = 0);
+void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
+              const void* biases, bool half_scales, int N, int K, int group_size, int bits,
+              float* xsum, float* out, int row_threads = 0);
 // Test hook: the thread pool's call counter (to drive its 32-bit wrap without 2^32 calls).
 void set_pool_generation(uint64_t generation);
 uint64_t pool_generation();
