@@ -194,6 +194,7 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
     model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
     count = qkernels.use_native_kernels(model)  # also times its SIMD paths on this model
     mx.eval(model.parameters())
+    choice.native_bytes = sum(v.nbytes for _, v in tree_flatten(model.parameters()))
     bits = sorted({m.bits for _, m in model.named_modules()
                    if isinstance(m, qkernels.QuantizedLinearCPU | qkernels.QuantizedEmbeddingCPU)})
     paths = ", ".join(f"{qkernels.auto_isa(b)} at {b} bits" for b in bits)
