@@ -158,9 +158,18 @@ def install(model: nn.Module) -> int:
 
 def uninstall(model: nn.Module) -> int:
     """Give the modules :func:`install` changed their mlx-lm class back; the count."""
+    return restore_classes(model, _SUBCLASSES)
+
+
+def restore_classes(model: nn.Module, subclasses: dict[type, type], *state: str) -> int:
+    """Give ``model``'s modules whose class is one of ``subclasses``' values (a subclass of an
+    mlx-lm class with a mixin first) their mlx-lm class back, dropping the ``state`` attributes
+    the install kept on them; the count."""
     count = 0
     for _, module in model.named_modules():
-        if type(module) in _SUBCLASSES.values():
+        if type(module) in subclasses.values():
             module.__class__ = type(module).__mro__[2]  # (subclass, mixin, mlx-lm's class)
+            for name in state:
+                module.__dict__.pop(name, None)
             count += 1
     return count

@@ -226,10 +226,4 @@ def install(model: nn.Module) -> int:
 
 def uninstall(model: nn.Module) -> int:
     """Give the inner models :func:`install` changed their mlx-lm class back; the count."""
-    count = 0
-    for _, module in model.named_modules():
-        if type(module) in _SUBCLASSES.values():
-            module.__class__ = type(module).__mro__[2]  # (subclass, mixin, mlx-lm's class)
-            module.__dict__.pop("_afm_stack_plan", None)
-            count += 1
-    return count
+    return decode_layers.restore_classes(model, _SUBCLASSES, "_afm_stack_plan")

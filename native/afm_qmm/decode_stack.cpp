@@ -12,12 +12,6 @@
 #include "mlx/backend/cpu/encoder.h"
 #include "qmm_ops.h"
 
-#ifdef AFM_FAST_AVX2
-#define AFM_AVX2_OR_PORTABLE(f) fast_avx2::f
-#else
-#define AFM_AVX2_OR_PORTABLE(f) fast_portable::f
-#endif
-
 namespace afm {
 
 namespace {

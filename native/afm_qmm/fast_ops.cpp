@@ -13,13 +13,6 @@
 #include "qmm_ops.h"
 #include "sgemm_ops.h"
 
-// fast_avx2.cpp is built on x86-64 only (CMakeLists.txt defines AFM_FAST_AVX2 there).
-#ifdef AFM_FAST_AVX2
-#define AFM_AVX2_OR_PORTABLE(f) fast_avx2::f
-#else
-#define AFM_AVX2_OR_PORTABLE(f) fast_portable::f
-#endif
-
 namespace afm {
 
 namespace {

@@ -98,6 +98,14 @@ struct TiledArgs {
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
 
+// The AVX2 build of kernel f where there is one (fast_avx2.cpp is built on x86-64 only, where
+// CMakeLists.txt defines AFM_FAST_AVX2 for the files that call it), else the portable one.
+#ifdef AFM_FAST_AVX2
+#define AFM_AVX2_OR_PORTABLE(f) fast_avx2::f
+#else
+#define AFM_AVX2_OR_PORTABLE(f) fast_portable::f
+#endif
+
 class RMSNormCPU : public mx::Primitive {
  public:
   RMSNormCPU(mx::Stream s, float eps, bool has_w) : mx::Primitive(s), eps_(eps), has_w_(has_w) {}
