@@ -108,36 +108,17 @@ inline vf bcast(float f) {
 #endif
 }
 
-// A scale or bias as float32: S is float, or uint16_t for float16 bit patterns (QmmArgs::hscales).
-template <class S>
-inline float to_f(S v) {
-  if constexpr (std::is_same_v<S, float>) {
-    return v;
-  } else {
-#if QMM_X > 4
-    return _cvtsh_ss(v);
-#else
-    return half_to_float(v);
-#endif
-  }
-}
-
-// VL consecutive scales or biases as floats.
-template <class S>
-inline vf loadv(const S* p) {
-  if constexpr (std::is_same_v<S, float>) {
-    return loadf(p);
-  } else {
+// VL float16 bit patterns as floats (exact).
+inline vf loadh(const uint16_t* p) {
 #if QMM_X == 16
-    return (vf)_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  return (vf)_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 #elif QMM_X == 8
-    return (vf)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return (vf)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 #else
-    vf v;
-    for (int i = 0; i < VL; ++i) v[i] = half_to_float(p[i]);
-    return v;
+  vf v;
+  for (int i = 0; i < VL; ++i) v[i] = half_to_float(p[i]);
+  return v;
 #endif
-  }
 }
 
 // n scales or biases from p as floats: p itself (float32), or widened into dst (float16).
@@ -147,8 +128,8 @@ inline const float* as_floats(const S* p, int n, float* dst) {
     return p;
   } else {
     int i = 0;
-    for (; i + VL <= n; i += VL) *reinterpret_cast<vf_u*>(dst + i) = loadv(p + i);
-    for (; i < n; ++i) dst[i] = to_f(p[i]);
+    for (; i + VL <= n; i += VL) *reinterpret_cast<vf_u*>(dst + i) = loadh(p + i);
+    for (; i < n; ++i) dst[i] = half_to_float(p[i]);
     return dst;
   }
 }
