@@ -62,6 +62,29 @@ inline float exp_or_zero(float d) {
   return d < -87.3f ? 0.0f : std::exp(d);
 }
 
+// max(m, s[0..n)): the running maximum of a softmax row. Vectorized with independent lanes
+// (a scalar loop waits on each max's latency: ~30% of a long prefill's attention); max is exact
+// in any order, and like `s[j] > m ? s[j] : m` it skips NaNs.
+inline float row_max(const float* s, int n, float m) {
+  int j = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  if (n >= 32) {
+    __m256 a[4];
+    for (auto& x : a) x = _mm256_set1_ps(m);
+    for (; j + 32 <= n; j += 32)
+      for (int l = 0; l < 4; ++l) a[l] = _mm256_max_ps(_mm256_loadu_ps(s + j + 8 * l), a[l]);
+    for (; j + 8 <= n; j += 8) a[0] = _mm256_max_ps(_mm256_loadu_ps(s + j), a[0]);
+    const __m256 v = _mm256_max_ps(_mm256_max_ps(a[0], a[1]), _mm256_max_ps(a[2], a[3]));
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    m = _mm_cvtss_f32(h);
+  }
+#endif
+  for (; j < n; ++j) m = s[j] > m ? s[j] : m;
+  return m;
+}
+
 // s[j] = exp(s[j] - m) for j < n; returns their sum.
 inline float exp_shifted(float* s, int n, float m) {
   float sum = 0.0f;
@@ -221,8 +244,7 @@ void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strid
   std::vector<float> inv_sum(rows);
   for (int r = 0; r < rows; ++r) {
     float* sr = scores.data() + size_t(r) * lk;
-    float m = neg_inf;
-    for (int j = 0; j < lk; ++j) m = sr[j] > m ? sr[j] : m;
+    const float m = row_max(sr, lk, neg_inf);
     inv_sum[r] = 1.0f / exp_shifted(sr, lk, m);
   }
   for (int j = 0; j < lk; ++j) {
@@ -265,11 +287,8 @@ void attend_decode(const float* q, int R, const float* k, int64_t ks, const floa
   }
   for (int r = 0; r < R; ++r) {
     float* sr = sp + size_t(r) * n;
-    float m = -std::numeric_limits<float>::infinity();
-    for (int j = 0; j < n; ++j) {
-      sr[j] *= scale;
-      m = sr[j] > m ? sr[j] : m;
-    }
+    for (int j = 0; j < n; ++j) sr[j] *= scale;
+    const float m = row_max(sr, n, -std::numeric_limits<float>::infinity());
     iv[r] = 1.0f / exp_shifted(sr, n, m);
   }
   int c0 = 0;
@@ -372,8 +391,7 @@ void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb) {
           for (int j = 0; j < nk; ++j) sr[j] += mp[int64_t(j0 + j) * mk.s[3]];
         }
       }
-      float mb = mrow[r];
-      for (int j = 0; j < nk; ++j) mb = sr[j] > mb ? sr[j] : mb;
+      const float mb = row_max(sr, nk, mrow[r]);
       const float corr = exp_or_zero(mrow[r] - mb);  // 0 at the first block (-inf)
       mrow[r] = mb;
       lrow[r] = lrow[r] * corr + exp_shifted(sr, nk, mb);
