@@ -150,7 +150,8 @@ FLAGS: tuple[Flag, ...] = (
          "Quantize the KV cache to this many bits (4 or 8; off when not given) to fit longer "
          "contexts in memory, at a small accuracy cost.", "throughput", int, None,
          metavar="BITS"),
-    Flag(("--prefill-step-size",), "prefill_step_size", "Prompt tokens per prefill chunk.",
+    Flag(("--prefill-step-size",), "prefill_step_size",
+         "Prompt tokens per prefill chunk while other streams decode (alone: at least 1024).",
          "throughput", int, S.prefill_step_size),
     Flag(("--max-context",), "max_context",
          "Tokens a request may hold, prompt and output (0: each model's own context length). "

@@ -96,7 +96,7 @@ class ShardWorker:
                 self.admitted.pop(seq.order, None)
             runner.join_group(group, cache)
         elif op == d.PREFILL_CHUNK:
-            runner.prefill_chunk(self._take(args[0]))
+            runner.prefill_chunk(self._take(args[0]), tokens=args[1])
         elif op == d.JOIN:
             runner.join(self.admitted.pop(args[0]))
         elif op == d.DECODE:

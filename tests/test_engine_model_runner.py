@@ -20,7 +20,7 @@ import mlx.core as mx  # noqa: E402
 from mlx_lm.models.cache import make_prompt_cache  # noqa: E402
 
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_runner import MIN_PREFIX_REUSE, ModelRunner  # noqa: E402
+from engine.model_runner import MIN_PREFIX_REUSE, SOLO_PREFILL_STEP, ModelRunner  # noqa: E402
 from engine.sampling import SampleOutput  # noqa: E402
 from engine.sequence import Sequence  # noqa: E402
 from engine.types import GenerationRequest, SamplingParams  # noqa: E402
@@ -197,3 +197,32 @@ def test_dropping_rows_keeps_the_others_aligned(
     assert seqs[2].generated == reference_greedy(runner, prompts[2], 8)
     runner.reset()
     assert runner.decoding == [] and runner.batch_cache is None
+
+
+def test_a_prompt_alone_takes_long_chunks_and_beside_a_stream_short_ones(
+    runner: ModelRunner, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Chunks hold ``prefill_step_size`` (16 here) tokens only while a stream decodes (they
+    bound its wait); alone, a prompt takes chunks of SOLO_PREFILL_STEP. Same tokens either way."""
+    first, second = prompt_of(runner, 40, 53), prompt_of(runner, 40, 59)
+    alone = make_seq(loop, first)
+    runner.prepare(alone)
+    assert runner.chunk_size() == SOLO_PREFILL_STEP
+    emit = Recorder(limit=3)
+    out = runner.prefill_chunk(alone)
+    assert out is not None and alone.prefill_pos == len(first)  # one chunk
+    emit([alone], out)
+    runner.join(alone)
+    beside = make_seq(loop, second)
+    runner.prepare(beside)
+    assert runner.chunk_size() == 16
+    calls = 1
+    while (out := runner.prefill_chunk(beside)) is None:
+        calls += 1
+    assert calls == 3 and beside.prefill_pos == len(second)
+    emit([beside], out)
+    runner.join(beside)
+    while runner.decoding:
+        runner.decode_step(emit, newcomers=False)
+    assert alone.generated == reference_greedy(runner, first, 3)
+    assert beside.generated == reference_greedy(runner, second, 3)
