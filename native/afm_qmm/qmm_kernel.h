@@ -121,24 +121,21 @@ inline vf loadh(const uint16_t* p) {
 #endif
 }
 
-// n scales or biases from p as floats: p itself (float32), or widened into dst (float16).
-template <class S>
-inline const float* as_floats(const S* p, int n, float* dst) {
-  if constexpr (std::is_same_v<S, float>) {
-    return p;
-  } else {
-    int i = 0;
-    for (; i + VL <= n; i += VL) *reinterpret_cast<vf_u*>(dst + i) = loadh(p + i);
-    for (; i < n; ++i) dst[i] = half_to_float(p[i]);
-    return dst;
-  }
+// One float16 bit pattern as a float (exact).
+inline float half1(uint16_t h) {
+#if QMM_X >= 8
+  return _cvtsh_ss(h);
+#else
+  return half_to_float(h);
+#endif
 }
 
-// Scratch for a tile's widened float16 scales (and biases): rows x G floats.
-inline float* widen_scratch(size_t n) {
-  thread_local std::vector<float> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf.data();
+// Value i of a row of scales or biases, as a float (float16: exactly widened).
+inline float val(const float* p, size_t i) {
+  return p[i];
+}
+inline float val(const uint16_t* p, size_t i) {
+  return half1(p[i]);
 }
 
 template <class S>
@@ -206,41 +203,83 @@ inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unro
 
 // The per-lane values (scales or biases) of unit u of a weight row whose group values are p.
 // A unit spans one group when U <= GS; otherwise NG = U / GS groups of VL / NG lanes each.
-template <int BITS, int GS>
-inline vf lane_vals(const float* p, int u) {
+// Value i of p in every lane.
+inline vf bcast_val(const float* p, size_t i) {
+  return bcast(p[i]);
+}
+inline vf bcast_val(const uint16_t* p, size_t i) {
+#if QMM_X == 16
+  return (vf)_mm512_cvtph_ps(_mm256_set1_epi16(short(p[i])));
+#elif QMM_X == 8
+  return (vf)_mm256_cvtph_ps(_mm_set1_epi16(short(p[i])));
+#else
+  return bcast(half_to_float(p[i]));
+#endif
+}
+
+// NG (2 or 4) consecutive values from q, as floats in the low lanes.
+#if QMM_X >= 8
+template <int NG>
+inline __m128 group_vals(const float* q) {
+  return NG == 4 ? _mm_loadu_ps(q) : _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
+}
+template <int NG>
+inline __m128 group_vals(const uint16_t* q) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, q, sizeof(uint16_t) * NG);
+  return _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(bits)));
+}
+#endif
+
+template <int BITS, int GS, class T>
+inline vf lane_vals(const T* p, int u) {
   constexpr int U = Unit<BITS>::U;
   if constexpr (U <= GS) {
-    return bcast(p[size_t(u) * U / GS]);
+    return bcast_val(p, size_t(u) * U / GS);
   } else {
     constexpr int NG = U / GS;
-    const float* q = p + size_t(u) * NG;
+    const T* q = p + size_t(u) * NG;
 #if QMM_X == 8
     static_assert(NG == 2, "AVX2 units span at most 2 groups");
-    __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
+    __m128 two = group_vals<NG>(q);
     const __m256i idx = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     return (vf)_mm256_permutevar8x32_ps(_mm256_castps128_ps256(two), idx);
 #elif QMM_X == 16
     static_assert(NG == 2 || NG == 4, "AVX-512 units span at most 4 groups");
-    __m128 v4 = NG == 4 ? _mm_loadu_ps(q)
-                        : _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(q)));
+    __m128 v4 = group_vals<NG>(q);
     const __m512i idx = NG == 4
         ? _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)
         : _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
     return (vf)_mm512_permutexvar_ps(idx, _mm512_castps128_ps512(v4));
 #else
     vf v;
-    for (int i = 0; i < VL; ++i) v[i] = q[i / (VL / NG)];
+    for (int i = 0; i < VL; ++i) v[i] = val(q, i / (VL / NG));
     return v;
 #endif
   }
 }
 
-inline float dotf(const float* a, const float* b, int n) {
+inline vf loadv(const float* p) {
+  return loadf(p);
+}
+inline vf loadv(const uint16_t* p) {
+  return loadh(p);
+}
+
+template <class T>
+inline float dotf(const T* a, const float* b, int n) {
   vf t = vf{};
   int i = 0;
-  for (; i + VL <= n; i += VL) t = fmadd(loadf(a + i), loadf(b + i), t);
+  for (; i + VL <= n; i += VL) t = fmadd(loadv(a + i), loadf(b + i), t);
   float s = hsum(t);
-  for (; i < n; ++i) s += a[i] * b[i];
+  if constexpr (std::is_same_v<T, float>) {
+    for (; i < n; ++i) s += a[i] * b[i];
+  } else {  // the same loop over the widened last few (a widening inside it is not contracted
+    float last[VL];  // into an FMA as the float loop is: other bits)
+    const int rest = n - i;
+    for (int j = 0; j < rest; ++j) last[j] = val(a, i + j);
+    for (int j = 0; j < rest; ++j) s += last[j] * b[i + j];
+  }
   return s;
 }
 
@@ -263,9 +302,9 @@ inline void store_sums(const QmmArgs& a, int m0, int n, vf (&acc)[R][NR]) {
 }
 
 // The values past the last whole unit (K % U, a multiple of 32), one by one, in x's order.
-// sc, bi: row n's scales and biases (as floats).
-template <int BITS>
-inline float tail(const QmmArgs& a, int m, int n, int k0, const float* sc, const float* bi) {
+// sc, bi: row n's scales and biases.
+template <int BITS, class T>
+inline float tail(const QmmArgs& a, int m, int n, int k0, const T* sc, const T* bi) {
   const uint8_t* wrow = reinterpret_cast<const uint8_t*>(a.w) + size_t(n) * (a.K * BITS / 8);
   const int G = a.K / a.group_size;
   const float* x = a.x + size_t(m) * a.K;
@@ -273,7 +312,7 @@ inline float tail(const QmmArgs& a, int m, int n, int k0, const float* sc, const
   for (int k = k0; k < a.K; ++k) {
     const int q = BITS == 8 ? wrow[k] : (wrow[k >> 1] >> ((k & 1) * 4)) & 15;
     const int g = k / a.group_size;
-    s += x[k] * (sc[g] * float(q) + bi[g]);
+    s += x[k] * (val(sc, g) * float(q) + val(bi, g));
   }
   return s;
 }
@@ -286,15 +325,14 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
   const uint32_t* w[NR];
-  // float16 scales and biases widened once a tile (2 G values a row: 1/GS of its work), so
-  // that from here on the float32 code runs on the very same values
-  const float* s[NR];
-  const float* b[NR];
-  float* wide = std::is_same_v<S, float> ? nullptr : widen_scratch(size_t(2 * NR) * G);
+  // float16 scales and biases are widened where used (exactly), so the sums are the float32
+  // copy's bits
+  const S* s[NR];
+  const S* b[NR];
   for (int t = 0; t < NR; ++t) {
     w[t] = a.w + size_t(n + t) * words;
-    s[t] = as_floats(scales_of<S>(a) + size_t(n + t) * G, G, wide + size_t(t) * G);
-    b[t] = as_floats(biases_of<S>(a) + size_t(n + t) * G, G, wide + size_t(NR + t) * G);
+    s[t] = scales_of<S>(a) + size_t(n + t) * G;
+    b[t] = biases_of<S>(a) + size_t(n + t) * G;
   }
   vf acc[R][NR];
   for (int r = 0; r < R; ++r)
@@ -347,14 +385,14 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
 // More rows: each weight vector is dequantized once (q * scale + bias, one FMA) and then
 // multiplies R activation rows; no per-group work, no bias sums. Adds units [u0, u1) of weight
 // row n to acc.
+// row n to acc.
 template <int BITS, int GS, int R, class S>
 inline void tile_deq(const QmmArgs& a, int m0, int n, int u0, int u1, vf (&acc)[R][1]) {
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS;
   const uint32_t* w = a.w + size_t(n) * (K * BITS / 32);
-  float* wide = std::is_same_v<S, float> ? nullptr : widen_scratch(size_t(2) * G);
-  const float* s = as_floats(scales_of<S>(a) + size_t(n) * G, G, wide);
-  const float* b = as_floats(biases_of<S>(a) + size_t(n) * G, G, wide + (wide ? G : 0));
+  const S* s = scales_of<S>(a) + size_t(n) * G;
+  const S* b = biases_of<S>(a) + size_t(n) * G;
   for (int u = u0; u < u1; ++u) {
     const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
     const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
@@ -398,9 +436,8 @@ void block(const QmmArgs& a, int m0, int n0, int n1) {
       for (int n = nb; n < ne; ++n) {
         store_sums<R, 1>(a, m0, n, part[n - nb]);
         if (NU * F::U < K) {
-          float* wide = std::is_same_v<S, float> ? nullptr : widen_scratch(size_t(2) * G);
-          const float* sr = as_floats(scales_of<S>(a) + size_t(n) * G, G, wide);
-          const float* br = as_floats(biases_of<S>(a) + size_t(n) * G, G, wide + (wide ? G : 0));
+          const S* sr = scales_of<S>(a) + size_t(n) * G;
+          const S* br = biases_of<S>(a) + size_t(n) * G;
           for (int r = 0; r < R; ++r)
             a.out[size_t(m0 + r) * a.N + n] += tail<BITS>(a, m0 + r, n, NU * F::U, sr, br);
         }
