@@ -21,10 +21,11 @@ The extension reads ``AFM_QMM_ISA`` and ``AFM_QMM_THREADS`` once, at import; a p
 changes them later calls :func:`reload_environment` (model loads do), so no native code calls
 ``getenv`` while another thread may ``setenv`` (engine/blas.py sets BLAS variables).
 
-Many rows (prefill): a matmul of at least :func:`blas_rows` rows of x on the ``auto`` path
-dequantizes tiles of 64 weight rows once and multiplies them through the BLAS's sgemm (exact
+Many rows (prefill, and decode batches of 16): a matmul of at least :func:`blas_rows` rows of x
+(twice that where K >= 1024) on the ``auto`` path dequantizes tiles of 64 weight rows once
+(vectorized, in the kernel's order of x) and multiplies them through the BLAS's sgemm (exact
 float arithmetic; 5-10x the per-row kernels' speed at hundreds of rows, tools/bench_prefill.py).
-``AFM_QMM_BLAS_ROWS`` sets that row count (default 32; 0: never).
+``AFM_QMM_BLAS_ROWS`` sets that row count (default 16; 0: never).
 ``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
@@ -92,7 +93,7 @@ def default_isa() -> str | None:
 
 
 BLAS_ROWS_ENV = "AFM_QMM_BLAS_ROWS"
-DEFAULT_BLAS_ROWS = 32  # the crossover in tools/bench_prefill.py --rows (BENCHMARKS.md)
+DEFAULT_BLAS_ROWS = 16  # the crossover measured at 8-24 rows (BENCHMARKS.md, issue 31)
 
 
 def _env_int(name: str) -> int | None:

@@ -83,15 +83,19 @@ inline void qmm_dispatch(const QmmArgs& a, F&& f) {
 }
 
 // Each computes out[:, n0:n1]; defined once per instruction set. The matching *_prep writes
-// a.x permuted into that kernel's order (xp, [M, K]) before the first call.
+// a.x permuted into that kernel's order (xp, [M, K]) before the first call; *_deq writes weight
+// rows [n0, n0 + rows) dequantized in that order (dst, [rows, K]).
 void qmm_portable(const QmmArgs& a, int n0, int n1);
 void qmm_portable_prep(const QmmArgs& a, float* xp);
+void qmm_portable_deq(const QmmArgs& a, int n0, int rows, float* dst);
 #if defined(__x86_64__) || defined(_M_X64)
 #define QMM_X86 1
 void qmm_avx2(const QmmArgs& a, int n0, int n1);
 void qmm_avx512(const QmmArgs& a, int n0, int n1);
 void qmm_avx2_prep(const QmmArgs& a, float* xp);
 void qmm_avx512_prep(const QmmArgs& a, float* xp);
+void qmm_avx2_deq(const QmmArgs& a, int n0, int rows, float* dst);
+void qmm_avx512_deq(const QmmArgs& a, int n0, int rows, float* dst);
 // Int8 activations (qmm_int8.h): AVX-512 VNNI dot products, or AVX2 multiply-adds; the
 // *_quant function fills a.xq ([M, K]), a.xd ([M, K / group_size]) and the group sums of the
 // rounded x (xsum) from a.x first.

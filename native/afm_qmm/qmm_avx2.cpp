@@ -2,4 +2,5 @@
 #define QMM_VL 8
 #define QMM_ENTRY qmm_avx2
 #define QMM_PREP qmm_avx2_prep
+#define QMM_DEQ qmm_avx2_deq
 #include "qmm_kernel.h"

@@ -3,4 +3,5 @@
 #define QMM_VL 16
 #define QMM_ENTRY qmm_avx512
 #define QMM_PREP qmm_avx512_prep
+#define QMM_DEQ qmm_avx512_deq
 #include "qmm_kernel.h"

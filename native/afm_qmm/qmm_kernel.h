@@ -480,7 +480,48 @@ void permute_x(const QmmArgs& a, float* xp) {
   }
 }
 
+// Weight rows [n0, n0 + rows) dequantized into dst ([rows, K] floats), each unit in this
+// kernel's order of x (QMM_PREP's: a product with the permuted x is the same dot product),
+// each value q * scale + bias by one FMA like tile_deq; the tail past the last whole unit in
+// natural order, like the permuted x.
+template <int BITS, int GS, class S>
+void deq_rows(const QmmArgs& a, int n0, int rows, float* dst) {
+  using F = Unit<BITS>;
+  const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
+  for (int r = 0; r < rows; ++r) {
+    const int n = n0 + r;
+    const uint32_t* w = a.w + size_t(n) * words;
+    const S* s = scales_of<S>(a) + size_t(n) * G;
+    const S* b = biases_of<S>(a) + size_t(n) * G;
+    float* o = dst + size_t(r) * K;
+    for (int u = 0; u < NU; ++u) {
+      const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+      const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
+#pragma GCC unroll 8
+      for (int j = 0; j < F::P; ++j)
+        *reinterpret_cast<vf_u*>(o + size_t(u) * F::U + j * VL) =
+            fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv);
+    }
+    const uint8_t* wb = reinterpret_cast<const uint8_t*>(w);
+    for (int k = NU * F::U; k < K; ++k) {
+      const int q = BITS == 8 ? wb[k] : (wb[k >> 1] >> ((k & 1) * 4)) & 15;
+      o[k] = val(s, k / GS) * float(q) + val(b, k / GS);
+    }
+  }
+}
+
 }  // namespace
+
+#ifdef QMM_DEQ
+void QMM_DEQ(const QmmArgs& a, int n0, int rows, float* dst) {
+  qmm_dispatch(a, [&](auto bits, auto gs) {
+    if (a.hscales)
+      deq_rows<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, rows, dst);
+    else
+      deq_rows<decltype(bits)::value, decltype(gs)::value, float>(a, n0, rows, dst);
+  });
+}
+#endif
 
 void QMM_PREP(const QmmArgs& a, float* xp) {
   if (a.bits == 4)

@@ -31,6 +31,7 @@ namespace {
 
 using Kernel = void (*)(const QmmArgs&, int, int);
 using Prep = void (*)(const QmmArgs&, float*);
+using Deq = void (*)(const QmmArgs&, int, int, float*);
 
 bool cpu_has(Isa isa) {
 #ifdef QMM_X86
@@ -105,7 +106,14 @@ struct EnvSettings {
 
 std::mutex g_env_mu;
 EnvSettings g_env;
-std::atomic<int> g_blas_rows{32};
+std::atomic<int> g_blas_rows{16};
+
+// Whether a product of M rows of x and depth K takes the BLAS tiles: from blas_rows() rows
+// when K < 1024, twice that for deeper products, where the per-row kernels keep up longer (16
+// rows, vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864 0.85-0.9x).
+bool blas_for(int M, int K, int blas_at) {
+  return blas_at > 0 && M >= (K < 1024 ? blas_at : 2 * blas_at);
+}
 std::atomic<int> g_row_threads{1};  // threads for one-row calls (decode at batch 1)
 std::atomic<int> g_spin_us{0};      // how long an idle pool worker spins before it sleeps
 std::atomic<int> g_hot{0};          // > 0 while a multi-op primitive runs (HotPool)
@@ -372,51 +380,41 @@ void group_sums(const QmmArgs& a) {
     }
 }
 
-// w_hat rows n0..n0+rows-1 (MLX's affine layout) as float32 [rows, K] into dst.
-void dequantize_rows(const QmmArgs& a, int n0, int rows, float* dst) {
-  const int K = a.K, gs = a.group_size, G = K / gs, words = K * a.bits / 32;
-  for (int r = 0; r < rows; ++r) {
-    const uint32_t* wr = a.w + size_t(n0 + r) * words;
-    const size_t row = size_t(n0 + r) * G;
-    float* o = dst + size_t(r) * K;
-    if (a.bits == 4) {
-      for (int g = 0; g < G; ++g) {
-        const float sc = scale_at(a, row + g), bi = bias_at(a, row + g);
-        const uint32_t* wg = wr + g * (gs / 8);
-        float* og = o + g * gs;
-        for (int i = 0; i < gs / 8; ++i) {
-          const uint32_t v = wg[i];
-          for (int j = 0; j < 8; ++j) og[i * 8 + j] = sc * float((v >> (4 * j)) & 15u) + bi;
-        }
-      }
-    } else {
-      for (int g = 0; g < G; ++g) {
-        const float sc = scale_at(a, row + g), bi = bias_at(a, row + g);
-        const uint32_t* wg = wr + g * (gs / 4);
-        float* og = o + g * gs;
-        for (int i = 0; i < gs / 4; ++i) {
-          const uint32_t v = wg[i];
-          for (int j = 0; j < 4; ++j) og[i * 4 + j] = sc * float((v >> (8 * j)) & 255u) + bi;
-        }
-      }
-    }
-  }
+// The float kernel whose order of x (its prep) and dequantization the BLAS tiles use: the
+// kernel's own, or AVX2's for the int8 kernels (their CPUs have it).
+struct FloatPath {
+  Prep prep;
+  Deq deq;
+};
+FloatPath float_path(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_avx512) return {qmm_avx512_prep, qmm_avx512_deq};
+  if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq};
+#endif
+  return {qmm_portable_prep, qmm_portable_deq};
 }
 
-// Many rows (prefill): each task dequantizes a tile of weight rows once and multiplies all of x
-// with it through the BLAS's single-threaded sgemm. The dequantization costs K per weight row
-// against M * K multiply-adds, and sgemm runs near the FMA peak where the per-row kernels
-// (tuned for 1-32 rows) reach a tenth of it. Exact float arithmetic: the sums differ from the
-// float kernels' only in order.
-void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm) {
-  constexpr int NB = 64;  // weight rows per tile: 64 x K floats stay in L2
+// Many rows (prefill): each task dequantizes a tile of weight rows once (vectorized, in the
+// kernel's order of x) and multiplies all of x, permuted once into that order, with it through
+// the BLAS's single-threaded sgemm. The dequantization costs K per weight row against M * K
+// multiply-adds, and sgemm runs near the FMA peak where the per-row kernels (tuned for 1-32
+// rows) reach a fraction of it. Exact float arithmetic: the sums differ from the float kernels'
+// only in order.
+void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm, Kernel kernel) {
+  // weight rows per tile: a multiple of 16 up to 64, at most ~256 KB of floats (in L2)
+  const int NB = std::max(16, std::min(64, (65536 / std::max(1, a.K)) / 16 * 16));
+  const FloatPath path = float_path(kernel);
+  const int ld = qmm_xp_stride(a.K);
+  std::unique_ptr<float[]> xp(new float[size_t(a.M) * ld]);
+  path.prep(a, xp.get());
+  const float* x = xp.get();
   const int ntasks = (a.N + NB - 1) / NB;
   pool().run(ntasks, num_threads(), [&](int t) {
     const int n0 = t * NB, nb = std::min(a.N, n0 + NB) - n0;
     thread_local std::vector<float> tile;
     tile.resize(size_t(NB) * a.K);
-    dequantize_rows(a, n0, nb, tile.data());
-    sgemm(kCblasRowMajor, kCblasNoTrans, kCblasTrans, a.M, nb, a.K, 1.0f, a.x, a.K, tile.data(),
+    path.deq(a, n0, nb, tile.data());
+    sgemm(kCblasRowMajor, kCblasNoTrans, kCblasTrans, a.M, nb, a.K, 1.0f, x, ld, tile.data(),
           a.K, 0.0f, a.out + n0, a.N);
   });
 }
@@ -557,11 +555,11 @@ void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
   const Isa isa = resolve(Isa::Auto, bits);
   const bool blas = env_isa() == Isa::Auto;
   const int blas_at = blas ? g_blas_rows.load() : 0;
-  const SgemmFn sgemm = blas_at > 0 && M >= blas_at ? blas_sgemm() : nullptr;
+  const SgemmFn sgemm = blas_for(M, K, blas_at) ? blas_sgemm() : nullptr;
   QmmArgs a{x, w, nullptr, nullptr, xsum, out, M, N, K, group_size, bits};
   set_scales(a, scales, biases, half_scales);
   if (sgemm)
-    run_qmm_blas(a, sgemm);
+    run_qmm_blas(a, sgemm, kernel_for(isa));
   else
     run_qmm(a, kernel_for(isa), row_threads);
 }
@@ -756,11 +754,11 @@ void QuantizedMatmulCPU::eval_cpu(
   enc.add_temporary(xsum);
   Kernel kernel = kernel_for(isa_);
   const int blas_at = blas_ ? g_blas_rows.load() : 0;
-  const SgemmFn sgemm = blas_at > 0 && M >= blas_at ? blas_sgemm() : nullptr;
+  const SgemmFn sgemm = blas_for(M, K, blas_at) ? blas_sgemm() : nullptr;
   enc.dispatch([a, kernel, strided, sgemm, x = weak(x)]() {
     if (strided) copy_row_major(x, const_cast<float*>(a.x));
     if (sgemm)
-      run_qmm_blas(a, sgemm);
+      run_qmm_blas(a, sgemm, kernel);
     else
       run_qmm(a, kernel);
   });
