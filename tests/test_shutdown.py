@@ -262,9 +262,17 @@ def test_sigterm_under_load_on_every_surface(tmp_path: Path, tiny_model: Path) -
 
 
 def _under_load(server: LiveServer, timeout: float) -> None:
+    # closed at the end: a pooled connection to the stopped server would otherwise be left to
+    # the garbage collector (an unclosed-socket warning in whichever test runs then)
     sdk: openai.OpenAI = server.openai(timeout=120)  # type: ignore[assignment]
     claude = anthropic.Anthropic(base_url=server.url, api_key="unused", max_retries=0,
                                  timeout=120)
+    with sdk, claude:
+        _stop_and_restart_under_load(server, timeout, sdk, claude)
+
+
+def _stop_and_restart_under_load(server: LiveServer, timeout: float, sdk: openai.OpenAI,
+                                 claude: anthropic.Anthropic) -> None:
     # stored before the stop: a response and a finished batch, read back after the restart
     stored = sdk.responses.create(model="m", input="hello", max_output_tokens=8)
     done_batch = _batch(sdk, "done", 2, 4)
