@@ -12,7 +12,8 @@ class EngineConfig:
     ``concurrent`` is the decode batch size: at most that many requests prefill or decode at once;
     the rest wait up to ``queue_timeout`` seconds for a slot. ``prefill_step_size`` bounds the
     prompt tokens processed between two decode steps, so a long prompt does not stall running
-    streams. ``cpu_weights`` is the CPU weight policy (:mod:`engine.cpu_weights`). ``max_context``
+    streams (with none decoding, a chunk holds at least ``model_runner.SOLO_PREFILL_STEP``).
+    ``cpu_weights`` is the CPU weight policy (:mod:`engine.cpu_weights`). ``max_context``
 caps the model's context (its ``max_position_embeddings``): longer prompts are refused and
 output stops there, which bounds each slot's KV cache.
     """
