@@ -16,7 +16,7 @@ from gguf.quants import dequantize, quantize
 
 from afm.model_catalog import chat_catalogue, model_id_for
 from engine import gguf_load
-from engine.gguf_load import hf_name, inspect, native_triple, unpermute
+from engine.gguf_load import hf_name, inspect, native_triple, requantize, unpermute
 from tests.real_weights import real_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +71,28 @@ def test_native_types_become_the_same_values_in_mlx_affine(qtype: str) -> None:
     perm = [unpermute(a, 4) for a in (q, scales, biases)]
     got = mx.dequantize(*(mx.array(a) for a in perm), group_size=32, bits=bits)
     assert np.array_equal(np.array(got), unpermute(exact, 4))
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_requantized_tensors_have_float16_scales_and_cover_each_group(bits: int) -> None:
+    import mlx.core as mx
+
+    rng = np.random.default_rng(1)
+    w = (rng.normal(size=(48, 256)) * 0.05).astype(np.float32)
+    w[5, :32] = 0.01  # a constant group: one value, no range
+    w[6, 32:64] *= 300.0  # a wide group
+    q, scales, biases = requantize(w, bits)
+    for a in (scales, biases):  # float16 values, so the kernels may keep them as float16
+        assert a.dtype == np.float32 and np.array_equal(a.astype(np.float16).astype(np.float32), a)
+    got = np.array(mx.dequantize(mx.array(q), mx.array(scales), mx.array(biases), group_size=32,
+                                 bits=bits))
+    groups = np.abs(got - w).reshape(48, -1, 32)
+    assert np.all(groups.max(axis=-1) <= scales * 0.5 * (1 + 1e-5) + 1e-7)  # nearest code
+    assert np.allclose(got[5, :32], 0.01, rtol=1e-3)
+    # no coarser than MLX's own affine quantization of the same matrix
+    ref = mx.dequantize(*mx.quantize(mx.array(w), group_size=32, bits=bits), group_size=32,
+                        bits=bits)
+    assert np.sqrt(((got - w) ** 2).mean()) <= np.sqrt(((np.array(ref) - w) ** 2).mean()) * 1.02
 
 
 def test_config_from_the_smollm2_metadata() -> None:
