@@ -12,9 +12,9 @@ Tensors:
 - F32, F16 and BF16 stay as stored (the CPU weight policy casts halves to float32).
 - Every other type (K-quants, Q5_0, IQ*) is dequantized with the ``gguf`` package and then, by
   :data:`DEQUANT_ENV` (default ``float32``): kept as float32 (exact; the CPU policy and the
-  parallel BLAS matmul run it), or re-quantized to MLX affine ``8bit`` or ``4bit`` (group 32,
-  float16 scales and biases: :func:`requantize`) for the native kernel. One log line says what
-  was done and what it costs in memory.
+  parallel BLAS matmul run it), or re-quantized to MLX affine ``8bit`` or ``4bit`` (group 32;
+  at 4 bits with float16 scales and biases, :func:`requantize`) for the native kernel. One log
+  line says what was done and what it costs in memory.
 
 llama-family files store the Q and K projection rows permuted for llama.cpp's rotary layout;
 they are un-permuted here (rows only, so quantized rows, scales and biases move together).
@@ -367,7 +367,11 @@ def convert_tensors(reader: Any, info: GGUFInfo, mode: str) -> Converted:
         if type_name not in FLOAT_TYPES and mode != "float32" and data.ndim == 2 \
                 and data.shape[1] % GROUP == 0:
             bits = 8 if mode == "8bit" else 4
-            w, s, b = requantize(data, bits)
+            if bits == 4:
+                w, s, b = requantize(data, bits)
+            else:  # float32 scales: on the 0.5B file float16 ones cost fidelity (README)
+                w, s, b = mx.quantize(mx.array(data.astype(np.float32)), group_size=GROUP,
+                                      bits=bits)
             put(name, w)
             put(f"{layer}.scales", s)
             put(f"{layer}.biases", b)
@@ -494,7 +498,7 @@ def describe(conv: Converted, mode: str, file_bytes: int) -> str:
     if conv.dequantized:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(conv.dequantized.items()))
         how = {"float32": "stored as float32 (exact)",
-               "8bit": "re-quantized to MLX 8-bit group 32 (float16 scales)",
+               "8bit": "re-quantized to MLX 8-bit group 32",
                "4bit": "re-quantized to MLX 4-bit group 32 (float16 scales)"}[mode]
         parts.append(f"{kinds} dequantized and {how} ({DEQUANT_ENV}={mode})")
     mib = 2**20
