@@ -1,6 +1,7 @@
 """Which SIMD path the native quantized kernel runs: timed at load on the model's own layers.
 
-The kernel has exact float paths (AVX-512, AVX2) and paths that round the activations to int8
+The kernel has exact float paths (AVX-512 on 512-bit tiles, ``avx512-256``: AVX-512's
+instructions on AVX2's 256-bit tiles, AVX2) and paths that round the activations to int8
 per group first (``vnni-int8``: AVX-512 VNNI dot products; ``avx2-int8``: AVX2 multiply-adds,
 for CPUs without VNNI). Which is faster depends on the CPU, not on what it supports: on the
 AMD EPYC machines here AVX-512 float runs on 256-bit units and the AVX2 float path decodes
@@ -29,7 +30,7 @@ from typing import Any
 import mlx.core as mx
 import mlx.nn as nn
 
-TIMED = ("avx512", "avx2")  # the exact float paths worth timing against each other
+TIMED = ("avx512", "avx512-256", "avx2")  # the exact float paths worth timing against each other
 INT8 = ("vnni-int8", "avx2-int8")  # the int8-activation paths
 INT8_ENV = "AFM_QMM_INT8"
 ROWS = (1, 16)  # one decode stream, and a continuous batch

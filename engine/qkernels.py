@@ -4,13 +4,14 @@ MLX's Linux CPU backend dequantizes 4- and 8-bit weights in a scalar loop on one
 extension ``engine._afm_qmm`` (sources in native/afm_qmm, built by ``python -m engine.qkernels
 build``, by tools/setup.sh, or by ``pip install .``) adds an MLX primitive computing
 ``x @ dequantize(w, scales, biases).T`` for MLX's affine layout (bits 4 and 8, group sizes 32,
-64 and 128), threaded over output columns, with AVX-512, AVX2+FMA and portable paths picked at
-run time, and a path that rounds the activations to int8 per group and multiplies them with
-AVX-512 VNNI dot products (``vnni-int8``). At load the engine times the paths on the model's own
-layers and runs the fastest (``engine.qkernel_isa``). Environment: ``AFM_QMM_ISA`` (``avx512``,
-``avx2``, ``vnni-int8``, ``avx2-int8``, ``portable``) forces a path, ``AFM_QMM_INT8=1`` lets
-the timed choice pick the int8 paths too (off by default: int8 activations move each matmul's
-output by ~0.6% of its RMS on random inputs, and change a real model's greedy answers),
+64 and 128), threaded over output columns, with AVX-512 (512- and 256-bit tiles), AVX2+FMA
+and portable paths picked at run time, and a path that rounds the activations to int8 per group
+and multiplies them with AVX-512 VNNI dot products (``vnni-int8``). At load the engine times
+the paths on the model's own layers and runs the fastest (``engine.qkernel_isa``).
+Environment: ``AFM_QMM_ISA`` (``avx512``, ``avx512-256``, ``avx2``, ``vnni-int8``,
+``avx2-int8``, ``portable``) forces a path, ``AFM_QMM_INT8=1`` lets the timed choice pick the
+int8 paths too (off by default: int8 activations move each matmul's output by ~0.6% of its RMS
+on random inputs, and change a real model's greedy answers),
 ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
 ``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
 Scales and biases are float32, or float16 where that holds every value exactly (GGUF's Q4_0,

@@ -343,7 +343,7 @@ def test_rejects_what_it_cannot_compute() -> None:
         qkernels._ext.quantized_matmul(x[:, :64], wq, s, b, 64, 4)
     with pytest.raises(ValueError, match="bits"):
         qkernels._ext.quantized_matmul(x, wq, s, b, 64, 3)
-    missing = {"avx512", "avx2"} - set(ISAS)
+    missing = {"avx512", "avx512-256", "avx2"} - set(ISAS)
     for isa in missing:
         with pytest.raises(ValueError, match="lacks"):
             qkernels._ext.quantized_matmul(x, wq, s, b, 64, 4, isa)

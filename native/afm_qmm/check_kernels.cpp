@@ -3,8 +3,8 @@
 // tolerance of tests/test_qkernels.py: |out - ref| <= 2e-5 * sum|x * w|), or times one thread
 // by its CPU time (the best of 60 short runs: steady on a shared machine).
 //
-// Build (from the repository root; KERNEL one of qmm_avx2 qmm_avx512 qmm_portable, with that
-// file and its -m flags) with -O3 like the module (at -O2 the tiles unroll differently and the
+// Build (from the repository root; KERNEL one of qmm_avx2 qmm_avx512 qmm_avx512_256
+// qmm_portable, with that file and its -m flags) with -O3 like the module (at -O2 the tiles unroll differently and the
 // timings mislead: QMM_FOLD_NR=1 looked 1.7x faster at one row, and is slower at -O3), e.g.
 //   g++ -O3 -std=c++17 -mavx2 -mfma -mf16c -Inative/afm_qmm -DKERNEL=qmm_avx2
 //       native/afm_qmm/check_kernels.cpp native/afm_qmm/qmm_avx2.cpp -o /tmp/qmm_check
@@ -13,6 +13,7 @@
 // "#define QMM_ENTRY qmm_v16", "#define QMM_PREP qmm_v16_prep" and '#include "qmm_kernel.h"',
 // built as above with -DKERNEL=qmm_v16 and /tmp/v16.cpp in place of qmm_avx2.cpp.
 // Run: /tmp/qmm_check check      (every bits / group size / row count on odd shapes)
+//      /tmp/qmm_check half       (float16 scales and biases give the float32 copy's bits)
 //      /tmp/qmm_check time N K M BITS [GS]
 #include <algorithm>
 #include <cmath>
@@ -60,6 +61,17 @@ struct Case {
     out.resize(size_t(M) * N);
     xp.resize(size_t(M) * qmm_xp_stride(K));
     a = QmmArgs{x.data(), w.data(), s.data(), b.data(), xs.data(), out.data(), M, N, K, gs, bits};
+  }
+
+  // Scales and biases rounded to float16 values; returns their float16 copies.
+  std::vector<uint16_t> halve(std::vector<float>& v) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      const _Float16 f = _Float16(v[i]);
+      std::memcpy(&h[i], &f, sizeof f);
+      v[i] = half_to_float(h[i]);
+    }
+    return h;
   }
 
   void run() {
@@ -117,6 +129,30 @@ int main(int argc, char** argv) {
     printf("%d cases, %d failed\n", cases, fails);
     return fails ? 1 : 0;
   }
+  if (argc >= 2 && !std::strcmp(argv[1], "half")) {
+    int cases = 0, fails = 0;
+    for (int bits : {4, 8})
+      for (int gs : {32, 64, 128})
+        for (int M : {1, 2, 3, 5, 8, 13, 32})
+          for (int K : {gs * 3, 512, gs * 5}) {
+            Case c(37, K, M, bits, gs);
+            const std::vector<uint16_t> hs = c.halve(c.s), hb = c.halve(c.b);
+            c.run();
+            const std::vector<float> full = c.out;
+            c.a.scales = c.a.biases = nullptr;
+            c.a.hscales = hs.data();
+            c.a.hbiases = hb.data();
+            c.run();
+            ++cases;
+            if (std::memcmp(full.data(), c.out.data(), full.size() * sizeof(float))) {
+              ++fails;
+              printf("FAIL K=%d M=%d bits=%d gs=%d: float16 scales give other bits\n", K, M,
+                     bits, gs);
+            }
+          }
+    printf("%d cases, %d failed\n", cases, fails);
+    return fails ? 1 : 0;
+  }
   if (argc >= 6 && !std::strcmp(argv[1], "time")) {
     Case c(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc > 6 ? atoi(argv[6]) : 64);
     c.run();
@@ -137,6 +173,6 @@ int main(int argc, char** argv) {
            c.N, c.K, c.M, c.bits, c.gs, us, bytes / us / 1e3, 2.0 * c.M * c.N * c.K / us / 1e3);
     return 0;
   }
-  fprintf(stderr, "usage: %s check | time N K M BITS [GS]\n", argv[0]);
+  fprintf(stderr, "usage: %s check | half | time N K M BITS [GS]\n", argv[0]);
   return 2;
 }

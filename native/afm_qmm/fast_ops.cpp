@@ -21,7 +21,7 @@ constexpr double kParallelWork = 1 << 17;  // below this, one thread (a wake-up 
 
 bool avx2_path(const std::string& isa) {
   const Isa i = resolve_isa(isa);
-  return i == Isa::Avx2 || i == Isa::Avx512 || i == Isa::Avx2Int8;
+  return i == Isa::Avx2 || i == Isa::Avx512 || i == Isa::Avx512x256 || i == Isa::Avx2Int8;
 }
 
 int threads_for(double work) {

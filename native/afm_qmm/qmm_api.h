@@ -92,10 +92,13 @@ void qmm_portable_deq(const QmmArgs& a, int n0, int rows, float* dst);
 #define QMM_X86 1
 void qmm_avx2(const QmmArgs& a, int n0, int n1);
 void qmm_avx512(const QmmArgs& a, int n0, int n1);
+void qmm_avx512_256(const QmmArgs& a, int n0, int n1);
 void qmm_avx2_prep(const QmmArgs& a, float* xp);
 void qmm_avx512_prep(const QmmArgs& a, float* xp);
+void qmm_avx512_256_prep(const QmmArgs& a, float* xp);
 void qmm_avx2_deq(const QmmArgs& a, int n0, int rows, float* dst);
 void qmm_avx512_deq(const QmmArgs& a, int n0, int rows, float* dst);
+void qmm_avx512_256_deq(const QmmArgs& a, int n0, int rows, float* dst);
 // Int8 activations (qmm_int8.h): AVX-512 VNNI dot products, or AVX2 multiply-adds; the
 // *_quant function fills a.xq ([M, K]), a.xd ([M, K / group_size]) and the group sums of the
 // rounded x (xsum) from a.x first.

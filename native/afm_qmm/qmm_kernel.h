@@ -18,6 +18,7 @@
 // each: shift, mask, convert, FMA), ~70% of FMA peak at 8 rows.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -59,6 +60,9 @@
 #endif
 #ifndef QMM_FOLD_NR2
 #define QMM_FOLD_NR2 2
+#endif
+#ifndef QMM_LUT4
+#define QMM_LUT4 0  // 4-bit codes to floats by a 16-entry permute (AVX-512 builds set it)
 #endif
 #ifndef QMM_KC
 #define QMM_KC 512  // activation values per K chunk of tile_deq
@@ -196,6 +200,18 @@ inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unro
 #endif
   } else {
     vu t = j == 0 ? v : v >> (BITS * j);
+#if QMM_LUT4 && QMM_X == 16
+    if constexpr (BITS == 4) {  // vpermps reads an index's low 4 bits: no mask, no convert
+      const __m512 levels = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+      return (vf)_mm512_permutexvar_ps((__m512i)t, levels);
+    }
+#elif QMM_LUT4 && QMM_X == 8 && defined(__AVX512VL__)
+    if constexpr (BITS == 4) {  // vpermt2ps: the same from two 8-entry tables
+      const __m256 lo = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+      const __m256 hi = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+      return (vf)_mm256_permutex2var_ps(lo, (__m256i)t, hi);
+    }
+#endif
     if (j != Unit<BITS>::P - 1) t &= Unit<BITS>::MASK;
     return __builtin_convertvector((vi)t, vf);
   }
@@ -272,14 +288,9 @@ inline float dotf(const T* a, const float* b, int n) {
   int i = 0;
   for (; i + VL <= n; i += VL) t = fmadd(loadv(a + i), loadf(b + i), t);
   float s = hsum(t);
-  if constexpr (std::is_same_v<T, float>) {
-    for (; i < n; ++i) s += a[i] * b[i];
-  } else {  // the same loop over the widened last few (a widening inside it is not contracted
-    float last[VL];  // into an FMA as the float loop is: other bits)
-    const int rest = n - i;
-    for (int j = 0; j < rest; ++j) last[j] = val(a, i + j);
-    for (int j = 0; j < rest; ++j) s += last[j] * b[i + j];
-  }
+  // the last few by explicit FMAs, so that float16 and float32 values give the same bits
+  // whatever the compiler contracts or vectorizes (it did so differently with AVX-512 enabled)
+  for (; i < n; ++i) s = std::fma(val(a, i), b[i], s);
   return s;
 }
 
@@ -312,7 +323,7 @@ inline float tail(const QmmArgs& a, int m, int n, int k0, const T* sc, const T* 
   for (int k = k0; k < a.K; ++k) {
     const int q = BITS == 8 ? wrow[k] : (wrow[k >> 1] >> ((k & 1) * 4)) & 15;
     const int g = k / a.group_size;
-    s += x[k] * (val(sc, g) * float(q) + val(bi, g));
+    s = std::fma(x[k], std::fma(val(sc, g), float(q), val(bi, g)), s);
   }
   return s;
 }

@@ -37,6 +37,7 @@ bool cpu_has(Isa isa) {
 #ifdef QMM_X86
   switch (isa) {
     case Isa::Avx512:
+    case Isa::Avx512x256:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
           __builtin_cpu_supports("f16c");
@@ -60,6 +61,8 @@ const char* isa_name(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
       return "avx512";
+    case Isa::Avx512x256:
+      return "avx512-256";
     case Isa::Avx2:
       return "avx2";
     case Isa::Avx2Int8:
@@ -74,12 +77,14 @@ const char* isa_name(Isa isa) {
 Isa parse_isa(const std::string& s) {
   if (s.empty() || s == "auto") return Isa::Auto;
   if (s == "avx512") return Isa::Avx512;
+  if (s == "avx512-256") return Isa::Avx512x256;
   if (s == "avx2") return Isa::Avx2;
   if (s == "portable") return Isa::Portable;
   if (s == "avx2-int8") return Isa::Avx2Int8;
   if (s == "vnni-int8") return Isa::VnniInt8;
   throw std::invalid_argument(
-      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx2, vnni-int8, avx2-int8, portable)");
+      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx512-256, avx2, vnni-int8, avx2-int8, "
+      "portable)");
 }
 
 Isa best_isa() {
@@ -166,6 +171,7 @@ Isa resolve(Isa isa, int bits = 0) {
 Kernel kernel_for(Isa isa) {
 #ifdef QMM_X86
   if (isa == Isa::Avx512) return qmm_avx512;
+  if (isa == Isa::Avx512x256) return qmm_avx512_256;
   if (isa == Isa::VnniInt8) return qmm_vnni;
   if (isa == Isa::Avx2Int8) return qmm_avx2_int8;
   if (isa == Isa::Avx2) return qmm_avx2;
@@ -177,6 +183,7 @@ Kernel kernel_for(Isa isa) {
 Prep prep_for(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_avx512) return qmm_avx512_prep;
+  if (kernel == qmm_avx512_256) return qmm_avx512_256_prep;
   if (kernel == qmm_avx2) return qmm_avx2_prep;
 #endif
   return qmm_portable_prep;
@@ -389,6 +396,7 @@ struct FloatPath {
 FloatPath float_path(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_avx512) return {qmm_avx512_prep, qmm_avx512_deq};
+  if (kernel == qmm_avx512_256) return {qmm_avx512_256_prep, qmm_avx512_256_deq};
   if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq};
 #endif
   return {qmm_portable_prep, qmm_portable_deq};
@@ -476,7 +484,7 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
 
 std::vector<std::string> supported_isas() {
   std::vector<std::string> out;
-  for (Isa i : {Isa::Avx512, Isa::Avx2, Isa::Portable})
+  for (Isa i : {Isa::Avx512, Isa::Avx512x256, Isa::Avx2, Isa::Portable})
     if (cpu_has(i)) out.push_back(isa_name(i));
   return out;
 }
