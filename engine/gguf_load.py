@@ -37,7 +37,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 CONVERTER_VERSION = "1"
-REQUANT_VERSION = "2"
+REQUANT_VERSION = "3"
 """Bumped when the re-quantized (``8bit``/``4bit``) output changes; float32 copies keep
 their cache key."""
 DEQUANT_ENV = "AFM_GGUF_DEQUANT"
