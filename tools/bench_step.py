@@ -13,10 +13,15 @@ Decode steps run on the engine's ``BatchKVCache``. Then the SiLU gate alone per 
 (the shape of a 16-client burst) in each native variant. The model gets what the engine does at
 load (CPU weight policy, parallel float32 matmuls, fused projections, native quantized kernels).
 
+``--paths A B`` instead times the engine's decode step under two kernel paths (``avx2``,
+``avx512-256``, ...) in one process, switching every 4 steps, so that a noisy machine slows both
+alike; it prints each path's median step.
+
 Run in a fresh interpreter (the BLAS must load before MLX)::
 
     python tools/bench_step.py --model PATH [--batch 1 16] [--steps 64] [--rounds 3] \
         [--variants layers stack stack-t1]
+    python tools/bench_step.py --model PATH --batch 1 --steps 400 --paths avx2 avx512-256
 """
 
 from __future__ import annotations
@@ -78,6 +83,28 @@ def step_times(model: object, batch: int, steps: int) -> tuple[float, float, flo
     tok.tolist()
     total = time.perf_counter() - start
     return 1000 * total / steps, 1000 * build / steps, 1000 * launch / steps
+
+
+def path_ab(model: object, batch: int, steps: int, paths: list[str]) -> dict[str, float]:
+    """Median decode-step milliseconds of each kernel path, alternated every 4 steps."""
+    import mlx.core as mx
+
+    from engine import qkernels
+
+    cache = _decode_cache(model, batch)
+    prompt = mx.random.randint(3, 1000, (batch, 32), key=mx.random.key(batch))
+    tok = mx.argmax(model(prompt, cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
+    mx.eval(tok)
+    times: dict[str, list[float]] = {p: [] for p in paths}
+    for step in range(steps):
+        path = paths[(step // 4) % len(paths)]
+        for bits in (4, 8):
+            qkernels._ext.set_auto_isa(bits, path)  # noqa: SLF001 - what "auto" runs
+        t0 = time.perf_counter()
+        tok = mx.argmax(model(tok[:, None], cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
+        mx.eval(tok)
+        times[path].append(time.perf_counter() - t0)
+    return {p: 1000 * sorted(t[1:])[len(t[1:]) // 2] for p, t in times.items()}
 
 
 VARIANTS = (("MLX fallbacks", "mlx"), ("native, MLX swiglu", "no-gate"),
@@ -156,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--variants", nargs="+", choices=[v for _, v in VARIANTS],
                         help="decode variants to time (default: all)")
+    parser.add_argument("--paths", nargs=2, metavar="PATH",
+                        help="instead: two kernel paths, alternated in one process")
     args = parser.parse_args(argv)
     variants = [(label, v) for label, v in VARIANTS if not args.variants or v in args.variants]
     blas_report()
@@ -166,6 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     model, _ = load(args.model)
     choice = cpu_weights.prepare(model)  # what the engine does at load
     print(f"weights: {choice.reason}")
+    if args.paths:
+        print("| B | " + " | ".join(f"{p} step ms" for p in args.paths) + " |")
+        print("|---|" + "---|" * len(args.paths))
+        for batch in args.batch:
+            ms = path_ab(model, batch, args.steps, args.paths)
+            print(f"| {batch} | " + " | ".join(f"{ms[p]:.2f}" for p in args.paths) + " |")
+        return 0
     for batch in args.batch:
         for label, variant in variants:
             use(variant, model)
