@@ -179,14 +179,19 @@ Kernel kernel_for(Isa isa) {
   return qmm_portable;
 }
 
-// The float kernels' permutation of x.
-Prep prep_for(Kernel kernel) {
+// The order of x (its prep) the per-row float kernels and the BLAS tiles use, and the tiles'
+// dequantization: the kernel's own, or AVX2's for the int8 kernels (their CPUs have it).
+struct FloatPath {
+  Prep prep;
+  Deq deq;
+};
+FloatPath float_path(Kernel kernel) {
 #ifdef QMM_X86
-  if (kernel == qmm_avx512) return qmm_avx512_prep;
-  if (kernel == qmm_avx512_256) return qmm_avx512_256_prep;
-  if (kernel == qmm_avx2) return qmm_avx2_prep;
+  if (kernel == qmm_avx512) return {qmm_avx512_prep, qmm_avx512_deq};
+  if (kernel == qmm_avx512_256) return {qmm_avx512_256_prep, qmm_avx512_256_deq};
+  if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq};
 #endif
-  return qmm_portable_prep;
+  return {qmm_portable_prep, qmm_portable_deq};
 }
 
 // The int8 kernels' quantization of x (nullptr for the float kernels).
@@ -387,20 +392,6 @@ void group_sums(const QmmArgs& a) {
     }
 }
 
-// The float kernel whose order of x (its prep) and dequantization the BLAS tiles use: the
-// kernel's own, or AVX2's for the int8 kernels (their CPUs have it).
-struct FloatPath {
-  Prep prep;
-  Deq deq;
-};
-FloatPath float_path(Kernel kernel) {
-#ifdef QMM_X86
-  if (kernel == qmm_avx512) return {qmm_avx512_prep, qmm_avx512_deq};
-  if (kernel == qmm_avx512_256) return {qmm_avx512_256_prep, qmm_avx512_256_deq};
-  if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq};
-#endif
-  return {qmm_portable_prep, qmm_portable_deq};
-}
 
 // Many rows (prefill): each task dequantizes a tile of weight rows once (vectorized, in the
 // kernel's order of x) and multiplies all of x, permuted once into that order, with it through
@@ -455,7 +446,7 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
     ai.xd = xd.data();
   } else {
     group_sums(a);
-    const Prep prep = prep_for(kernel);
+    const Prep prep = float_path(kernel).prep;
     xp.reset(new float[size_t(a.M) * qmm_xp_stride(a.K)]);
     prep(a, xp.get());
     ai.xp = xp.get();
