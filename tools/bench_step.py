@@ -60,14 +60,22 @@ def node_counts(model: object, batch: int) -> collections.Counter[str]:
     return collections.Counter(re.findall(r'label ="?([A-Za-z_]+)', text))
 
 
-def step_times(model: object, batch: int, steps: int) -> tuple[float, float, float]:
-    """(step, build, async_eval) milliseconds per greedy decode step, pipelined as the engine."""
+def _prefilled(model: object, batch: int) -> tuple[list[object], object]:
+    """A decode cache after a 32-token prefill of ``batch`` rows, and the next tokens."""
     import mlx.core as mx
 
     cache = _decode_cache(model, batch)
     prompt = mx.random.randint(3, 1000, (batch, 32), key=mx.random.key(batch))
     tok = mx.argmax(model(prompt, cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
     mx.eval(tok)
+    return cache, tok
+
+
+def step_times(model: object, batch: int, steps: int) -> tuple[float, float, float]:
+    """(step, build, async_eval) milliseconds per greedy decode step, pipelined as the engine."""
+    import mlx.core as mx
+
+    cache, tok = _prefilled(model, batch)
     build = launch = 0.0
     start = time.perf_counter()
     for _ in range(steps):
@@ -91,10 +99,7 @@ def path_ab(model: object, batch: int, steps: int, paths: list[str]) -> dict[str
 
     from engine import qkernels
 
-    cache = _decode_cache(model, batch)
-    prompt = mx.random.randint(3, 1000, (batch, 32), key=mx.random.key(batch))
-    tok = mx.argmax(model(prompt, cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
-    mx.eval(tok)
+    cache, tok = _prefilled(model, batch)
     times: dict[str, list[float]] = {p: [] for p in paths}
     for step in range(steps):
         path = paths[(step // 4) % len(paths)]
