@@ -12,6 +12,8 @@
 // /tmp/v16.cpp holding the five lines "#define QMM_VL 16", "#define QMM_VEC_ONLY 1",
 // "#define QMM_ENTRY qmm_v16", "#define QMM_PREP qmm_v16_prep" and '#include "qmm_kernel.h"',
 // built as above with -DKERNEL=qmm_v16 and /tmp/v16.cpp in place of qmm_avx2.cpp.
+// -DINT8 with KERNEL=qmm_vnni (qmm_vnni.cpp, -mavx512vnni as well) or qmm_avx2_int8 builds an
+// int8-activation kernel; its reference takes x rounded as the kernel rounds it.
 // Run: /tmp/qmm_check check      (every bits / group size / row count on odd shapes)
 //      /tmp/qmm_check half       (float16 scales and biases give the float32 copy's bits)
 //      /tmp/qmm_check time N K M BITS [GS]
@@ -31,14 +33,19 @@
 #define QMM_CAT2(a, b) a##b
 #define QMM_CAT(a, b) QMM_CAT2(a, b)
 void KERNEL(const QmmArgs& a, int n0, int n1);
+#ifdef INT8
+void QMM_CAT(KERNEL, _quant)(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
+#else
 void QMM_CAT(KERNEL, _prep)(const QmmArgs& a, float* xp);
+#endif
 
 namespace {
 
 struct Case {
   int N, K, M, bits, gs;
   std::vector<uint32_t> w;
-  std::vector<float> s, b, x, xs, out, xp;
+  std::vector<float> s, b, x, xs, out, xp, xd;
+  std::vector<int8_t> xq;
   QmmArgs a{};
 
   Case(int N_, int K_, int M_, int bits_, int gs_) : N(N_), K(K_), M(M_), bits(bits_), gs(gs_) {
@@ -60,6 +67,8 @@ struct Case {
       }
     out.resize(size_t(M) * N);
     xp.resize(size_t(M) * qmm_xp_stride(K));
+    xq.resize(size_t(M) * K);
+    xd.resize(size_t(M) * G);
     a = QmmArgs{x.data(), w.data(), s.data(), b.data(), xs.data(), out.data(), M, N, K, gs, bits};
   }
 
@@ -75,14 +84,37 @@ struct Case {
   }
 
   void run() {
+#ifdef INT8
+    QMM_CAT(KERNEL, _quant)(a, xq.data(), xd.data(), xs.data());
+    a.xq = xq.data();
+    a.xd = xd.data();
+#else
     QMM_CAT(KERNEL, _prep)(a, xp.data());
     a.xp = xp.data();
+#endif
     KERNEL(a, 0, N);
+  }
+
+  // x as the int8 kernels round it (per group, to multiples of max|x| / 127), or x itself.
+  std::vector<float> x_used() const {
+    std::vector<float> r = x;
+#ifdef INT8
+    for (int m = 0; m < M; ++m)
+      for (int g = 0; g < K / gs; ++g) {
+        float* v = r.data() + size_t(m) * K + size_t(g) * gs;
+        float amax = 0.f;
+        for (int k = 0; k < gs; ++k) amax = std::max(amax, std::fabs(v[k]));
+        const float inv = amax > 0.f ? 127.f / amax : 0.f, d = amax / 127.f;
+        for (int k = 0; k < gs; ++k) v[k] = std::nearbyint(v[k] * inv) * d;
+      }
+#endif
+    return r;
   }
 
   double worst() const {  // max |out - ref| / sum|x * w|
     const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
     const int G = K / gs;
+    const std::vector<float> xu = x_used();
     double bad = 0;
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
@@ -91,7 +123,7 @@ struct Case {
           const size_t i = size_t(n) * K + k;
           const int q = bits == 8 ? wb[i] : (wb[i >> 1] >> ((i & 1) * 4)) & 15;
           const double wv = double(s[size_t(n) * G + k / gs]) * q + b[size_t(n) * G + k / gs];
-          ref += wv * x[size_t(m) * K + k];
+          ref += wv * xu[size_t(m) * K + k];
           mag += std::fabs(wv * x[size_t(m) * K + k]);
         }
         bad = std::max(bad, std::fabs(out[size_t(m) * N + n] - ref) / mag);

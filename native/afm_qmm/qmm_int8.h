@@ -21,16 +21,19 @@
 // AVX2: 8-bit codes and xq are widened to int16 for VPMADDWD; 4-bit codes (at most 15) go
 // straight into VPMADDUBSW, whose int16 pair sums cannot saturate (2 * 15 * 127).
 // Only a group's total matters, so which int32 lane a product lands in does not.
+// Scales and biases are read as stored, float32 or float16 (QmmArgs::hscales: widened 8 at a
+// time by VCVTPH2PS, exactly, so both give the same bits).
 //
 // xq order: 8-bit weights take x in natural order. 4-bit weights are unpacked as the low
 // nibbles (values 2i) and the high nibbles (values 2i + 1) of a run of bytes, so xq holds each
-// chunk of C values (C = 64, or 32 for group size 32) as its even values, then its odd ones.
+// chunk of 64 values as its even values, then its odd ones (a last 32 values likewise).
 #pragma once
 
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -38,6 +41,10 @@
 
 #ifndef QMM_I8_VNNI
 #error "QMM_I8_VNNI must be defined"
+#endif
+
+#ifndef QMM_I8_AHEAD
+#define QMM_I8_AHEAD 4096
 #endif
 
 namespace {
@@ -77,50 +84,99 @@ inline __m256i dot4(__m256i acc, __m256i w, __m256i x) {
 }
 
 // Values of xq per load: 32 for 8 bits; for 4 bits the chunk C whose even values fill one
-// 32-byte vector and odd values the next (C = 64), or both halves of one vector (C = 32).
+// 32-byte vector and odd values the next (C = 64), or both halves of one vector (C = 32: only
+// the last group of a row with an odd count of 32-value groups; the others go in pairs).
 template <int BITS, int GS>
 constexpr int chunk() {
   return BITS == 8 ? 32 : (GS >= 64 ? 64 : 32);
 }
 
-// R activation rows x NR weight rows starting at (m0, n): int32 sums per group, folded into
-// float accumulators with scales[n, g] * xd[m, g] once per group.
-template <int BITS, int GS, int R, int NR>
+// 8 scales or biases of a row from index i (count < 8: the first count, the rest 0), as floats:
+// float16 bit patterns (HALF) widened by VCVTPH2PS, which is exact, or float32 ones. A short
+// count is a masked load with AVX-512 (VNNI build), a copy with AVX2.
+template <bool HALF>
+inline __m256 load8(const void* base, size_t i, int count) {
+  if constexpr (HALF) {
+    const uint16_t* p = static_cast<const uint16_t*>(base) + i;
+    if (count >= 8) return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#if QMM_I8_VNNI
+    return _mm256_cvtph_ps(_mm_maskz_loadu_epi16(__mmask8((1u << count) - 1), p));
+#else
+    alignas(16) uint16_t t[8] = {};
+    std::memcpy(t, p, sizeof(uint16_t) * count);
+    return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
+#endif
+  } else {
+    const float* p = static_cast<const float*>(base) + i;
+    if (count >= 8) return _mm256_loadu_ps(p);
+#if QMM_I8_VNNI
+    return _mm256_maskz_loadu_ps(__mmask8((1u << count) - 1), p);
+#else
+    alignas(32) float t[8] = {};
+    std::memcpy(t, p, sizeof(float) * count);
+    return _mm256_load_ps(t);
+#endif
+  }
+}
+
+// R activation rows x NR weight rows starting at (m0, n). Per group, the int32 sums of the
+// codes times xq; per 8 groups, the factors scales[n, g] * xd[m, g] as one vector; each group's
+// sums are converted and multiply-added with its factor (a lane permute) into CH float chains
+// taken in turn (two when the tile has fewer than 4 outputs: one multiply-add a group on one
+// chain would wait on its latency). 4-bit weights at group size 32 go two groups at a time:
+// one 32-byte load of 64 codes, whose low and high nibbles meet the chunk's even and odd xq, and
+// int32 lanes 0-3 then hold the first group's sums and lanes 4-7 the second's.
+template <int BITS, int GS, int R, int NR, bool HALF>
 inline void tile(const QmmArgs& a, int m0, int n) {
   const int K = a.K, G = K / GS;
   const size_t wrow = size_t(K) * BITS / 8;
+  constexpr int CH = 1;
+  const void* sbase = HALF ? static_cast<const void*>(a.hscales) : a.scales;
+  const void* bbase = HALF ? static_cast<const void*>(a.hbiases) : a.biases;
   const uint8_t* w[NR];
-  const float* s[NR];
-  for (int t = 0; t < NR; ++t) {
+  for (int t = 0; t < NR; ++t)
     w[t] = reinterpret_cast<const uint8_t*>(a.w) + size_t(n + t) * wrow;
-    s[t] = a.scales + size_t(n + t) * G;
-  }
   const int8_t* xq = a.xq + size_t(m0) * K;
   const float* xd = a.xd + size_t(m0) * G;
+  const float* xsum = a.xsum + size_t(m0) * G;
   const __m256i low = _mm256_set1_epi8(15);
-  __m256 facc[R][NR];
+  __m256 facc[R][NR][CH];
   for (int r = 0; r < R; ++r)
-    for (int t = 0; t < NR; ++t) facc[r][t] = _mm256_setzero_ps();
-  for (int g = 0; g < G; ++g) {
-    __m256i acc[R][NR];
-    for (int r = 0; r < R; ++r)
-      for (int t = 0; t < NR; ++t) acc[r][t] = _mm256_setzero_si256();
-    // the same group of the next tile's rows
     for (int t = 0; t < NR; ++t)
-      for (int off = 0; off < GS * BITS / 8; off += 64)
-        __builtin_prefetch(w[t] + NR * wrow + size_t(g) * GS * BITS / 8 + off);
-    constexpr int C = chunk<BITS, GS>();
-#pragma GCC unroll 4
-    for (int c = 0; c < GS / C; ++c) {
-      const int k = g * GS + c * C;  // first value of the chunk
-      if constexpr (BITS == 8) {
-        __m256i xv[R];
-        for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
-        for (int t = 0; t < NR; ++t) {
-          const __m256i q = load32(w[t] + k);
-          for (int r = 0; r < R; ++r) acc[r][t] = dot8(acc[r][t], q, xv[r]);
-        }
-      } else if constexpr (C == 64) {
+      for (int c = 0; c < CH; ++c) facc[r][t][c] = _mm256_setzero_ps();
+  int chain = 0;
+  auto fold = [&](__m256i (&acc)[R][NR], const __m256 (&f)[R][NR], __m256i lanes) {
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < NR; ++t)
+        facc[r][t][chain] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][t]),
+                                            _mm256_permutevar8x32_ps(f[r][t], lanes),
+                                            facc[r][t][chain]);
+    if constexpr (CH > 1) chain ^= 1;
+  };
+  for (int g0 = 0; g0 < G; g0 += 8) {
+    const int nb = std::min(8, G - g0);
+    __m256 f[R][NR];  // scales * xd of groups g0 .. g0 + 7
+    {
+      // the bias term first, into the chains: biases * the group sums of the rounded x
+      __m256 sv[NR], xv[R];
+      for (int t = 0; t < NR; ++t) sv[t] = load8<HALF>(bbase, size_t(n + t) * G + g0, nb);
+      for (int r = 0; r < R; ++r) xv[r] = load8<false>(xsum, size_t(r) * G + g0, nb);
+      for (int r = 0; r < R; ++r)
+        for (int t = 0; t < NR; ++t) facc[r][t][0] = _mm256_fmadd_ps(sv[t], xv[r], facc[r][t][0]);
+      for (int t = 0; t < NR; ++t) sv[t] = load8<HALF>(sbase, size_t(n + t) * G + g0, nb);
+      for (int r = 0; r < R; ++r) xv[r] = load8<false>(xd, size_t(r) * G + g0, nb);
+      for (int r = 0; r < R; ++r)
+        for (int t = 0; t < NR; ++t) f[r][t] = _mm256_mul_ps(sv[t], xv[r]);
+    }
+    // the same bytes QMM_I8_AHEAD further on (rows later in the stream)
+    for (int t = 0; t < NR; ++t)
+      for (int off = 0; off < nb * GS * BITS / 8; off += 64)
+        __builtin_prefetch(w[t] + QMM_I8_AHEAD + size_t(g0) * GS * BITS / 8 + off);
+    int j = 0;
+    if constexpr (BITS == 4 && GS == 32) {
+      for (; j + 2 <= nb; j += 2) {
+        const int k = (g0 + j) * GS;
+        __m256i acc[R][NR];
         __m256i xe[R], xo[R];
         for (int r = 0; r < R; ++r) {
           xe[r] = load32(xq + size_t(r) * K + k);
@@ -130,48 +186,93 @@ inline void tile(const QmmArgs& a, int m0, int n) {
           const __m256i raw = load32(w[t] + k / 2);
           const __m256i lo = _mm256_and_si256(raw, low);
           const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
-          for (int r = 0; r < R; ++r) {
-            acc[r][t] = dot4(acc[r][t], lo, xe[r]);
-            acc[r][t] = dot4(acc[r][t], hi, xo[r]);
-          }
+          for (int r = 0; r < R; ++r)
+            acc[r][t] = dot4(dot4(_mm256_setzero_si256(), lo, xe[r]), hi, xo[r]);
         }
-      } else {  // 4 bits, 32-value groups: 16 bytes, low nibbles then high ones in one vector
-        __m256i xv[R];
-        for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
-        for (int t = 0; t < NR; ++t) {
-          const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[t] + k / 2));
-          const __m256i both = _mm256_and_si256(
-              _mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), low);
-          for (int r = 0; r < R; ++r) acc[r][t] = dot4(acc[r][t], both, xv[r]);
-        }
+        fold(acc, f, _mm256_add_epi32(_mm256_set1_epi32(j), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)));
       }
     }
-    for (int t = 0; t < NR; ++t) {
-      const float st = s[t][g];
+    if constexpr (BITS == 8 && GS == 32) {
+      for (; j + 2 <= nb; j += 2) {  // two groups' sums into one vector by a horizontal add
+        const int k = (g0 + j) * GS;
+        __m256i acc[R][NR];
+        __m256i xa[R], xb[R];
+        for (int r = 0; r < R; ++r) {
+          xa[r] = load32(xq + size_t(r) * K + k);
+          xb[r] = load32(xq + size_t(r) * K + k + 32);
+        }
+        for (int t = 0; t < NR; ++t) {
+          const __m256i qa = load32(w[t] + k), qb = load32(w[t] + k + 32);
+          for (int r = 0; r < R; ++r)
+            acc[r][t] = _mm256_hadd_epi32(dot8(_mm256_setzero_si256(), qa, xa[r]),
+                                          dot8(_mm256_setzero_si256(), qb, xb[r]));
+        }
+        fold(acc, f, _mm256_add_epi32(_mm256_set1_epi32(j), _mm256_setr_epi32(0, 0, 1, 1, 0, 0, 1, 1)));
+      }
+    }
+    for (; j < nb; ++j) {
+      const int g = g0 + j;
+      __m256i acc[R][NR];
       for (int r = 0; r < R; ++r)
-        facc[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][t]),
-                                     _mm256_set1_ps(st * xd[size_t(r) * G + g]), facc[r][t]);
+        for (int t = 0; t < NR; ++t) acc[r][t] = _mm256_setzero_si256();
+      constexpr int C = chunk<BITS, GS>();
+#pragma GCC unroll 4
+      for (int c = 0; c < GS / C; ++c) {
+        const int k = g * GS + c * C;  // first value of the chunk
+        if constexpr (BITS == 8) {
+          __m256i xv[R];
+          for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
+          for (int t = 0; t < NR; ++t) {
+            const __m256i q = load32(w[t] + k);
+            for (int r = 0; r < R; ++r) acc[r][t] = dot8(acc[r][t], q, xv[r]);
+          }
+        } else if constexpr (C == 64) {
+          __m256i xe[R], xo[R];
+          for (int r = 0; r < R; ++r) {
+            xe[r] = load32(xq + size_t(r) * K + k);
+            xo[r] = load32(xq + size_t(r) * K + k + 32);
+          }
+          for (int t = 0; t < NR; ++t) {
+            const __m256i raw = load32(w[t] + k / 2);
+            const __m256i lo = _mm256_and_si256(raw, low);
+            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+            for (int r = 0; r < R; ++r) {
+              acc[r][t] = dot4(acc[r][t], lo, xe[r]);
+              acc[r][t] = dot4(acc[r][t], hi, xo[r]);
+            }
+          }
+        } else {  // 4 bits, a last odd group of 32: 16 bytes, low nibbles then high ones
+          __m256i xv[R];
+          for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
+          for (int t = 0; t < NR; ++t) {
+            const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[t] + k / 2));
+            const __m256i both = _mm256_and_si256(
+                _mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), low);
+            for (int r = 0; r < R; ++r) acc[r][t] = dot4(acc[r][t], both, xv[r]);
+          }
+        }
+      }
+      fold(acc, f, _mm256_set1_epi32(j));
     }
   }
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < NR; ++t) {
-      const float* b = a.biases + size_t(n + t) * G;
-      const float* xs = a.xsum + size_t(m0 + r) * G;
-      __m256 bv = _mm256_setzero_ps();
-      int g = 0;
-      for (; g + 8 <= G; g += 8)
-        bv = _mm256_fmadd_ps(_mm256_loadu_ps(b + g), _mm256_loadu_ps(xs + g), bv);
-      float bias = hsum(bv);
-      for (; g < G; ++g) bias += b[g] * xs[g];
-      a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]) + bias;
+      __m256 sum = facc[r][t][0];
+      if constexpr (CH > 1) sum = _mm256_add_ps(sum, facc[r][t][1]);
+      a.out[size_t(m0 + r) * a.N + n + t] = hsum(sum);
     }
 }
 
 template <int BITS, int GS, int R, int NR>
 inline void block(const QmmArgs& a, int m0, int n0, int n1) {
   int n = n0;
-  for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR>(a, m0, n);
-  for (; n < n1; ++n) tile<BITS, GS, R, 1>(a, m0, n);
+  if (a.hscales) {
+    for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR, true>(a, m0, n);
+    for (; n < n1; ++n) tile<BITS, GS, R, 1, true>(a, m0, n);
+  } else {
+    for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR, false>(a, m0, n);
+    for (; n < n1; ++n) tile<BITS, GS, R, 1, false>(a, m0, n);
+  }
 }
 
 // Weight rows one at a time (NR = 1) wherever the weights stream from memory: one sequential
@@ -235,13 +336,11 @@ inline int hsum_i(__m256i v) {
 
 void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
   const int K = a.K, GS = a.group_size, G = K / GS;
-  const int C = a.bits == 8 ? 0 : (GS >= 64 ? 64 : 32);  // 4 bits: even/odd split per C values
   const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
-  alignas(32) int8_t tmp[128];
-  for (int m = 0; m < a.M; ++m)
+  for (int m = 0; m < a.M; ++m) {
+    int8_t* q = xq + size_t(m) * K;
     for (int g = 0; g < G; ++g) {
       const float* x = a.x + size_t(m) * K + size_t(g) * GS;
-      int8_t* q = xq + size_t(m) * K + size_t(g) * GS;
       // max |x| on the bit patterns: they order like the values, and NaN above infinity
       __m256i mx = _mm256_setzero_si256();
       for (int i = 0; i < GS; i += 8)
@@ -257,25 +356,25 @@ void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
       xd[size_t(m) * G + g] = d;
       const __m256 inv = _mm256_set1_ps(finite && amax > 0.f ? 127.f / amax : 0.f);
       __m256i sum = _mm256_setzero_si256();
-      if (C == 0) {
-        for (int i = 0; i < GS; i += 32) sum = round32(x + i, inv, q + i, sum);
-      } else {
-        for (int c = 0; c < GS; c += C) {
-          for (int i = 0; i < C; i += 32) sum = round32(x + c + i, inv, tmp + i, sum);
-          const __m256i v0 = split_even_odd(_mm256_load_si256(reinterpret_cast<__m256i*>(tmp)));
-          __m256i* out = reinterpret_cast<__m256i*>(q + c);
-          if (C == 32) {
-            _mm256_storeu_si256(out, v0);
-          } else {  // evens of both halves, then odds of both
-            const __m256i v1 =
-                split_even_odd(_mm256_load_si256(reinterpret_cast<__m256i*>(tmp + 32)));
-            _mm256_storeu_si256(out, _mm256_permute2x128_si256(v0, v1, 0x20));
-            _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(v0, v1, 0x31));
-          }
-        }
-      }
+      for (int i = 0; i < GS; i += 32) sum = round32(x + i, inv, q + size_t(g) * GS + i, sum);
       xsum[size_t(m) * G + g] = d * float(hsum_i(sum));
     }
+    if (a.bits == 8) continue;
+    // 4 bits: each chunk of 64 values (two groups of 32 at group size 32) as its evens, then
+    // its odds; a last 32 values (an odd count of 32-value groups) as its 16 evens, then odds
+    int c = 0;
+    for (; c + 64 <= K; c += 64) {
+      __m256i* out = reinterpret_cast<__m256i*>(q + c);
+      const __m256i v0 = split_even_odd(_mm256_loadu_si256(out));
+      const __m256i v1 = split_even_odd(_mm256_loadu_si256(out + 1));
+      _mm256_storeu_si256(out, _mm256_permute2x128_si256(v0, v1, 0x20));
+      _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(v0, v1, 0x31));
+    }
+    if (c < K) {
+      __m256i* out = reinterpret_cast<__m256i*>(q + c);
+      _mm256_storeu_si256(out, split_even_odd(_mm256_loadu_si256(out)));
+    }
+  }
 }
 
 void QMM_I8_ENTRY(const QmmArgs& a, int n0, int n1) {

@@ -425,19 +425,6 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   std::vector<int8_t> xq;
   std::vector<float> xd;
   std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
-  std::vector<float> wide_s, wide_b;
-  if (a.hscales && quant_for(kernel)) {  // the int8 kernels read float32 scales: widen them
-    const size_t n = size_t(a.N) * (a.K / a.group_size);
-    wide_s.resize(n);
-    wide_b.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      wide_s[i] = half_to_float(a.hscales[i]);
-      wide_b[i] = half_to_float(a.hbiases[i]);
-    }
-    ai.scales = wide_s.data();
-    ai.biases = wide_b.data();
-    ai.hscales = ai.hbiases = nullptr;
-  }
   if (Quant quant = quant_for(kernel)) {
     xq.resize(size_t(a.M) * a.K);
     xd.resize(size_t(a.M) * (a.K / a.group_size));
@@ -463,7 +450,12 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   // for a second thread: 2642 -> 1837 us for SmolLM2's 8-bit head, timed alone on this VM.
   if (a.M == 1 && double(a.N) * a.K < 8e6)
     threads = std::min(threads, std::max(1, row_threads > 0 ? row_threads : g_row_threads.load()));
-  constexpr int NB = 16;          // output columns per task
+  // output columns per task: 16, or for a few rows (the weights stream from memory) runs of at
+  // least 16 that split the columns into ~8 per thread, so that each thread reads long
+  // stretches of consecutive weight rows (the prefetchers follow them) rather than 16 rows here
+  // and 16 there between the other thread's
+  int NB = 16;
+  if (a.M <= 4 && threads > 1) NB = std::max(16, (a.N / (8 * threads) + 15) / 16 * 16);
   int ntasks = (a.N + NB - 1) / NB;
   pool().run(ntasks, threads, [&](int t) {
     int n0 = t * NB, n1 = std::min(a.N, n0 + NB);
