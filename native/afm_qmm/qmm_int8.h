@@ -119,18 +119,36 @@ inline __m256 load8(const void* base, size_t i, int count) {
   }
 }
 
+// acc[r][t] + the products of 64 4-bit codes of weight row t (32 bytes from w[t] + k / 2: the low
+// nibbles meet the chunk's even xq at k, the high ones its odd xq at k + 32) with activation
+// row r of xq (row stride K).
+template <int R, int NR>
+inline void dot64(__m256i (&acc)[R][NR], const uint8_t* const (&w)[NR], const int8_t* xq, int K,
+                  int k) {
+  const __m256i low = _mm256_set1_epi8(15);
+  __m256i xe[R], xo[R];
+  for (int r = 0; r < R; ++r) {
+    xe[r] = load32(xq + size_t(r) * K + k);
+    xo[r] = load32(xq + size_t(r) * K + k + 32);
+  }
+  for (int t = 0; t < NR; ++t) {
+    const __m256i raw = load32(w[t] + k / 2);
+    const __m256i lo = _mm256_and_si256(raw, low);
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+    for (int r = 0; r < R; ++r) acc[r][t] = dot4(dot4(acc[r][t], lo, xe[r]), hi, xo[r]);
+  }
+}
+
 // R activation rows x NR weight rows starting at (m0, n). Per group, the int32 sums of the
 // codes times xq; per 8 groups, the factors scales[n, g] * xd[m, g] as one vector; each group's
-// sums are converted and multiply-added with its factor (a lane permute) into CH float chains
-// taken in turn (two when the tile has fewer than 4 outputs: one multiply-add a group on one
-// chain would wait on its latency). 4-bit weights at group size 32 go two groups at a time:
+// sums are converted and multiply-added with its factor (a lane permute) into one float
+// accumulator per output. 4-bit weights at group size 32 go two groups at a time:
 // one 32-byte load of 64 codes, whose low and high nibbles meet the chunk's even and odd xq, and
 // int32 lanes 0-3 then hold the first group's sums and lanes 4-7 the second's.
 template <int BITS, int GS, int R, int NR, bool HALF>
 inline void tile(const QmmArgs& a, int m0, int n) {
   const int K = a.K, G = K / GS;
   const size_t wrow = size_t(K) * BITS / 8;
-  constexpr int CH = 1;
   const void* sbase = HALF ? static_cast<const void*>(a.hscales) : a.scales;
   const void* bbase = HALF ? static_cast<const void*>(a.hbiases) : a.biases;
   const uint8_t* w[NR];
@@ -140,29 +158,25 @@ inline void tile(const QmmArgs& a, int m0, int n) {
   const float* xd = a.xd + size_t(m0) * G;
   const float* xsum = a.xsum + size_t(m0) * G;
   const __m256i low = _mm256_set1_epi8(15);
-  __m256 facc[R][NR][CH];
+  __m256 facc[R][NR];
   for (int r = 0; r < R; ++r)
-    for (int t = 0; t < NR; ++t)
-      for (int c = 0; c < CH; ++c) facc[r][t][c] = _mm256_setzero_ps();
-  int chain = 0;
+    for (int t = 0; t < NR; ++t) facc[r][t] = _mm256_setzero_ps();
   auto fold = [&](__m256i (&acc)[R][NR], const __m256 (&f)[R][NR], __m256i lanes) {
     for (int r = 0; r < R; ++r)
       for (int t = 0; t < NR; ++t)
-        facc[r][t][chain] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][t]),
-                                            _mm256_permutevar8x32_ps(f[r][t], lanes),
-                                            facc[r][t][chain]);
-    if constexpr (CH > 1) chain ^= 1;
+        facc[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][t]),
+                                     _mm256_permutevar8x32_ps(f[r][t], lanes), facc[r][t]);
   };
   for (int g0 = 0; g0 < G; g0 += 8) {
     const int nb = std::min(8, G - g0);
     __m256 f[R][NR];  // scales * xd of groups g0 .. g0 + 7
     {
-      // the bias term first, into the chains: biases * the group sums of the rounded x
+      // the bias term first, into the accumulators: biases * the group sums of the rounded x
       __m256 sv[NR], xv[R];
       for (int t = 0; t < NR; ++t) sv[t] = load8<HALF>(bbase, size_t(n + t) * G + g0, nb);
       for (int r = 0; r < R; ++r) xv[r] = load8<false>(xsum, size_t(r) * G + g0, nb);
       for (int r = 0; r < R; ++r)
-        for (int t = 0; t < NR; ++t) facc[r][t][0] = _mm256_fmadd_ps(sv[t], xv[r], facc[r][t][0]);
+        for (int t = 0; t < NR; ++t) facc[r][t] = _mm256_fmadd_ps(sv[t], xv[r], facc[r][t]);
       for (int t = 0; t < NR; ++t) sv[t] = load8<HALF>(sbase, size_t(n + t) * G + g0, nb);
       for (int r = 0; r < R; ++r) xv[r] = load8<false>(xd, size_t(r) * G + g0, nb);
       for (int r = 0; r < R; ++r)
@@ -175,20 +189,10 @@ inline void tile(const QmmArgs& a, int m0, int n) {
     int j = 0;
     if constexpr (BITS == 4 && GS == 32) {
       for (; j + 2 <= nb; j += 2) {
-        const int k = (g0 + j) * GS;
         __m256i acc[R][NR];
-        __m256i xe[R], xo[R];
-        for (int r = 0; r < R; ++r) {
-          xe[r] = load32(xq + size_t(r) * K + k);
-          xo[r] = load32(xq + size_t(r) * K + k + 32);
-        }
-        for (int t = 0; t < NR; ++t) {
-          const __m256i raw = load32(w[t] + k / 2);
-          const __m256i lo = _mm256_and_si256(raw, low);
-          const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
-          for (int r = 0; r < R; ++r)
-            acc[r][t] = dot4(dot4(_mm256_setzero_si256(), lo, xe[r]), hi, xo[r]);
-        }
+        for (int r = 0; r < R; ++r)
+          for (int t = 0; t < NR; ++t) acc[r][t] = _mm256_setzero_si256();
+        dot64(acc, w, xq, K, (g0 + j) * GS);
         fold(acc, f, _mm256_add_epi32(_mm256_set1_epi32(j), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)));
       }
     }
@@ -227,20 +231,7 @@ inline void tile(const QmmArgs& a, int m0, int n) {
             for (int r = 0; r < R; ++r) acc[r][t] = dot8(acc[r][t], q, xv[r]);
           }
         } else if constexpr (C == 64) {
-          __m256i xe[R], xo[R];
-          for (int r = 0; r < R; ++r) {
-            xe[r] = load32(xq + size_t(r) * K + k);
-            xo[r] = load32(xq + size_t(r) * K + k + 32);
-          }
-          for (int t = 0; t < NR; ++t) {
-            const __m256i raw = load32(w[t] + k / 2);
-            const __m256i lo = _mm256_and_si256(raw, low);
-            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
-            for (int r = 0; r < R; ++r) {
-              acc[r][t] = dot4(acc[r][t], lo, xe[r]);
-              acc[r][t] = dot4(acc[r][t], hi, xo[r]);
-            }
-          }
+          dot64(acc, w, xq, K, k);
         } else {  // 4 bits, a last odd group of 32: 16 bytes, low nibbles then high ones
           __m256i xv[R];
           for (int r = 0; r < R; ++r) xv[r] = load32(xq + size_t(r) * K + k);
@@ -256,11 +247,7 @@ inline void tile(const QmmArgs& a, int m0, int n) {
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int t = 0; t < NR; ++t) {
-      __m256 sum = facc[r][t][0];
-      if constexpr (CH > 1) sum = _mm256_add_ps(sum, facc[r][t][1]);
-      a.out[size_t(m0 + r) * a.N + n + t] = hsum(sum);
-    }
+    for (int t = 0; t < NR; ++t) a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]);
 }
 
 template <int BITS, int GS, int R, int NR>
