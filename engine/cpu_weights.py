@@ -201,6 +201,9 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
     choice.reason = (f"{choice.source} weights run on AFM's native quantized CPU kernel "
                      f"({paths}, {count} layers): {_mib(choice.native_bytes)} "
                      f"instead of {_mib(choice.float32_bytes)} as float32")
+    if qkernels.amx_tiles():
+        choice.reason += ("; many-row products on AMX bfloat16 tiles "
+                          f"(from {qkernels.blas_rows()} rows; {qkernels.INT8_ENV}=1)")
 
 
 def use_parallel_matmuls(model: nn.Module, choice: WeightsChoice) -> None:

@@ -26,7 +26,10 @@ Many rows (prefill, and decode batches of 16): a matmul of at least :func:`blas_
 (twice that where K >= 1024) on the ``auto`` path dequantizes tiles of 64 weight rows once
 (vectorized, in the kernel's order of x) and multiplies them through the BLAS's sgemm (exact
 float arithmetic; 5-10x the per-row kernels' speed at hundreds of rows, tools/bench_prefill.py).
-``AFM_QMM_BLAS_ROWS`` sets that row count (default 16; 0: never).
+``AFM_QMM_BLAS_ROWS`` sets that row count (default 16; 0: never). With ``AFM_QMM_INT8=1`` (the
+opt-in to inexact arithmetic) on a CPU with AMX-BF16 (Intel Xeon 4th generation on), those
+products run on AMX tiles instead: x and panels of 32 weight rows rounded to bfloat16,
+float32 sums (``native/afm_qmm/qmm_amx.cpp``; 2-3x the float32 tiles from 32 rows).
 ``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
@@ -45,7 +48,7 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_map_with_path
 
-from engine.qkernel_isa import IsaTiming, pick_isas
+from engine.qkernel_isa import INT8_ENV, IsaTiming, int8_allowed, pick_isas
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +118,14 @@ def reload_environment() -> None:
                          _env_int("AFM_QMM_THREADS") or 0)
     rows = _env_int(BLAS_ROWS_ENV)
     _ext.set_blas_rows(DEFAULT_BLAS_ROWS if rows is None else rows)
+    if hasattr(_ext, "set_blas_bf16"):  # the inexact opt-in covers the many-row tiles too
+        _ext.set_blas_bf16(int8_allowed())
+
+
+def amx_tiles() -> bool:
+    """Whether many-row products run on AMX bfloat16 tiles (``AFM_QMM_INT8=1`` on a CPU with
+    AMX-BF16: inexact, like the int8 paths)."""
+    return bool(_ext and hasattr(_ext, "blas_bf16") and _ext.blas_bf16())
 
 
 def blas_rows() -> int:

@@ -304,6 +304,51 @@ def test_many_rows_take_the_blas_tile_path(bits: int, group_size: int, rows: int
         assert mx.abs(few - ref).max().item() > 1e-3  # the int8 path ran there
 
 
+AMX_BF16 = qkernels._ext.amx_bf16_available()
+
+
+@pytest.mark.skipif(not AMX_BF16, reason="no AMX-BF16 tiles on this CPU")
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize(("rows", "n", "k"), [(16, 32, 256), (17, 40, 384), (50, 200, 1024),
+                                              (257, 96, 384), (33, 1100, 128)])
+def test_many_rows_on_amx_bf16_tiles(bits: int, group_size: int, rows: int, n: int,
+                                     k: int) -> None:
+    """With the inexact opt-in (set_blas_bf16, AFM_QMM_INT8=1), many-row products run on AMX
+    bfloat16 tiles: MLX's reference within bfloat16's rounding of each weight and activation
+    (half a step of 8 significant bits each) on odd shapes (a short last panel of 32 weight rows,
+    a short last block of 16 rows of x), with float32 and float16 scales; turned off, the exact
+    tiles' bits again."""
+    x, wq, s, b = _case(rows, n, k, group_size, bits, seed=rows + n)
+    for scales, biases in ((s, b), (s.astype(mx.float16), b.astype(mx.float16))):
+        exact = qkernels.quantized_matmul(x, wq, scales, biases, group_size, bits)
+        assert qkernels._ext.set_blas_bf16(True)
+        try:
+            out = qkernels.quantized_matmul(x, wq, scales, biases, group_size, bits)
+        finally:
+            qkernels._ext.set_blas_bf16(False)
+        s32, b32 = scales.astype(mx.float32), biases.astype(mx.float32)
+        ref = mx.quantized_matmul(x, wq, s32, b32, transpose=True, group_size=group_size,
+                                  bits=bits)
+        w_hat = mx.dequantize(wq, s32, b32, group_size, bits)
+        bound = mx.abs(x) @ mx.abs(w_hat).T
+        assert mx.max(mx.abs(out - ref) - 2.0**-7 * bound).item() <= 0.0
+        assert mx.max(mx.abs(out - ref)).item() > 0.0  # rounded: the tiles ran
+        again = qkernels.quantized_matmul(x, wq, scales, biases, group_size, bits)
+        assert mx.array_equal(again, exact).item()
+
+
+def test_amx_tiles_follow_the_int8_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AFM_QMM_INT8=1 (the opt-in to inexact arithmetic) turns the AMX tiles on where the CPU
+    has them; unset, they are off."""
+    monkeypatch.setenv("AFM_QMM_INT8", "1")
+    qkernels.reload_environment()
+    assert qkernels._ext.blas_bf16() == AMX_BF16
+    monkeypatch.delenv("AFM_QMM_INT8")
+    qkernels.reload_environment()
+    assert not qkernels._ext.blas_bf16()
+
+
 def test_blas_rows_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     """AFM_QMM_BLAS_ROWS moves the threshold (0: never); a forced path never takes the tiles."""
     x, wq, s, b = _case(96, 128, 256, 64, 4)

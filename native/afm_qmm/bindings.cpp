@@ -58,6 +58,11 @@ NB_MODULE(_afm_qmm, m) {
   m.def("set_blas_rows", &afm::set_blas_rows, "rows"_a,
         "Rows of x from which 'auto' quantized matmuls take the BLAS tile path (0: never).");
   m.def("blas_rows", &afm::blas_rows, "Rows of x from which the BLAS tile path runs.");
+  m.def("set_blas_bf16", &afm::set_blas_bf16, "on"_a,
+        "Many-row products on AMX bfloat16 tiles (inexact); returns whether they are on.");
+  m.def("blas_bf16", &afm::blas_bf16, "Whether many-row products run on AMX bfloat16 tiles.");
+  m.def("amx_bf16_available", &afm::amx_bf16_available,
+        "Whether this CPU has AMX-BF16 tiles and the OS lets this process use them.");
   m.def("set_row_threads", &afm::set_row_threads, "n"_a,
         "Threads for one-row quantized matmuls (decode at batch 1; at most the threads per call).");
   m.def("row_threads", &afm::row_threads, "Threads for one-row quantized matmuls.");

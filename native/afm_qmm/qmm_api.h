@@ -99,6 +99,16 @@ void qmm_avx512_256_prep(const QmmArgs& a, float* xp);
 void qmm_avx2_deq(const QmmArgs& a, int n0, int rows, float* dst);
 void qmm_avx512_deq(const QmmArgs& a, int n0, int rows, float* dst);
 void qmm_avx512_256_deq(const QmmArgs& a, int n0, int rows, float* dst);
+// qmm_avx512_deq's values rounded to bfloat16 (the bfloat16 BLAS tiles)
+void qmm_avx512_deq_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst);
+// AMX bfloat16 tiles (qmm_amx.cpp, built where the compiler has AMX: AFM_HAS_AMX): whether the CPU has them and the kernel lets this process
+// use them; x (bfloat16 rows of stride ld, in qmm_avx512_prep's order) laid out for the tiles
+// (amx_x_size values); the product of a panel of weight rows [n0, n0 + 32) with all of x,
+// written to a.out (panel: 32 x K scratch values).
+bool amx_bf16_ready();
+size_t amx_x_size(int M, int K);
+void amx_prep_x(const uint16_t* xb, int ld, int M, int K, uint16_t* xv);
+void qmm_amx_bf16_panel(const QmmArgs& a, const uint16_t* xv, int n0, uint16_t* panel);
 // Int8 activations (qmm_int8.h): AVX-512 VNNI dot products, or AVX2 multiply-adds; the
 // *_quant function fills a.xq ([M, K]), a.xd ([M, K / group_size]) and the group sums of the
 // rounded x (xsum) from a.x first.

@@ -5,4 +5,5 @@
 #define QMM_ENTRY qmm_avx512
 #define QMM_PREP qmm_avx512_prep
 #define QMM_DEQ qmm_avx512_deq
+#define QMM_DEQ_BF16 qmm_avx512_deq_bf16
 #include "qmm_kernel.h"

@@ -521,6 +521,46 @@ void deq_rows(const QmmArgs& a, int n0, int rows, float* dst) {
   }
 }
 
+// float32 lanes -> bfloat16, round to nearest even (finite values; dequantized weights are)
+typedef uint16_t vh_u __attribute__((vector_size(QMM_VL * 2), aligned(2)));
+inline void store_bf16(uint16_t* p, vf v) {
+  const vu b = (vu)v;
+  const vu r = (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
+  *reinterpret_cast<vh_u*>(p) = __builtin_convertvector(r, vh_u);
+}
+
+// deq_rows in bfloat16, laid out for AMX tiles: the same values rounded to bfloat16, weight
+// row r's values k..k+31 (k a multiple of 32) at dst[(k / 32) * 32 * 32 + r * 32], so a tile of
+// 16 rows x 32 values is 1 KiB in one piece (rows <= 32: a panel of qmm_amx.cpp)
+template <int BITS, int GS, class S>
+void deq_rows_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
+  using F = Unit<BITS>;
+  const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
+  auto at = [&](int r, int k) { return dst + size_t(k >> 5) * 1024 + r * 32 + (k & 31); };
+  for (int r = 0; r < rows; ++r) {
+    const int n = n0 + r;
+    const uint32_t* w = a.w + size_t(n) * words;
+    const S* s = scales_of<S>(a) + size_t(n) * G;
+    const S* b = biases_of<S>(a) + size_t(n) * G;
+    for (int u = 0; u < NU; ++u) {
+      const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+      const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
+#pragma GCC unroll 8
+      for (int j = 0; j < F::P; ++j)
+        store_bf16(at(r, u * F::U + j * VL),
+                   fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv));
+    }
+    const uint8_t* wb = reinterpret_cast<const uint8_t*>(w);
+    for (int k = NU * F::U; k < K; ++k) {
+      const int q = BITS == 8 ? wb[k] : (wb[k >> 1] >> ((k & 1) * 4)) & 15;
+      float f = val(s, k / GS) * float(q) + val(b, k / GS);
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      *at(r, k) = uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    }
+  }
+}
+
 }  // namespace
 
 #ifdef QMM_DEQ
@@ -530,6 +570,17 @@ void QMM_DEQ(const QmmArgs& a, int n0, int rows, float* dst) {
       deq_rows<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, rows, dst);
     else
       deq_rows<decltype(bits)::value, decltype(gs)::value, float>(a, n0, rows, dst);
+  });
+}
+#endif
+
+#ifdef QMM_DEQ_BF16
+void QMM_DEQ_BF16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
+  qmm_dispatch(a, [&](auto bits, auto gs) {
+    if (a.hscales)
+      deq_rows_bf16<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, rows, dst);
+    else
+      deq_rows_bf16<decltype(bits)::value, decltype(gs)::value, float>(a, n0, rows, dst);
   });
 }
 #endif

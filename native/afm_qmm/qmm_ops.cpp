@@ -112,6 +112,7 @@ struct EnvSettings {
 std::mutex g_env_mu;
 EnvSettings g_env;
 std::atomic<int> g_blas_rows{16};
+std::atomic<bool> g_blas_bf16{false};  // many rows on AMX bfloat16 tiles (set_blas_bf16)
 
 // Whether a product of M rows of x and depth K takes the BLAS tiles: from blas_rows() rows
 // when K < 1024, twice that for deeper products, where the per-row kernels keep up longer (16
@@ -393,6 +394,39 @@ void group_sums(const QmmArgs& a) {
 }
 
 
+// Many rows on AMX tiles in bfloat16 (opt-in, set_blas_bf16; qmm_amx.cpp): x rounded to
+// bfloat16 once and laid out for the tiles, then panels of 32 weight rows dequantized straight
+// to bfloat16 and multiplied with all of it (float32 sums). Inexact: each weight and activation
+// is rounded to 8 significant bits (~0.25% of a product's RMS on random inputs).
+void run_qmm_amx_bf16(const QmmArgs& a) {
+#ifdef AFM_HAS_AMX
+  const int ld = qmm_xp_stride(a.K);
+  std::unique_ptr<uint16_t[]> xv(new uint16_t[amx_x_size(a.M, a.K)]);
+  // x into the tiles' layout 16 rows at a time over the pool: permuted (the weights' order),
+  // rounded, pair-interleaved
+  pool().run((a.M + 15) / 16, num_threads(), [&](int t) {
+    QmmArgs rows = a;
+    rows.x = a.x + size_t(t) * 16 * a.K;
+    rows.M = std::min(16, a.M - t * 16);
+    thread_local std::vector<float> xp;
+    thread_local std::vector<uint16_t> xb;
+    xp.resize(size_t(16) * ld);
+    xb.resize(size_t(16) * ld);
+    qmm_avx512_prep(rows, xp.data());
+    to_bf16(xp.data(), xb.data(), size_t(rows.M) * ld);
+    amx_prep_x(xb.data(), ld, rows.M, a.K, xv.get() + size_t(t) * 16 * a.K);
+  });
+  pool().run((a.N + 31) / 32, num_threads(), [&](int t) {
+    thread_local std::vector<uint16_t> panel;
+    panel.resize(size_t(32) * a.K);
+    qmm_amx_bf16_panel(a, xv.get(), t * 32, panel.data());
+  });
+#else
+  (void)a;
+  throw std::logic_error("afm_qmm: built without AMX tiles");
+#endif
+}
+
 // Many rows (prefill): each task dequantizes a tile of weight rows once (vectorized, in the
 // kernel's order of x) and multiplies all of x, permuted once into that order, with it through
 // the BLAS's single-threaded sgemm. The dequantization costs K per weight row against M * K
@@ -400,6 +434,7 @@ void group_sums(const QmmArgs& a) {
 // rows) reach a fraction of it. Exact float arithmetic: the sums differ from the float kernels'
 // only in order.
 void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm, Kernel kernel) {
+  if (g_blas_bf16.load()) return run_qmm_amx_bf16(a);
   // weight rows per tile: a multiple of 16 up to 64, at most ~256 KB of floats (in L2)
   const int NB = std::max(16, std::min(64, (65536 / std::max(1, a.K)) / 16 * 16));
   const FloatPath path = float_path(kernel);
@@ -513,6 +548,24 @@ void set_blas_rows(int rows) {
 
 int blas_rows() {
   return g_blas_rows.load();
+}
+
+bool set_blas_bf16(bool on) {
+  const bool ok = on && amx_bf16_available();
+  g_blas_bf16.store(ok);
+  return ok;
+}
+
+bool blas_bf16() {
+  return g_blas_bf16.load();
+}
+
+bool amx_bf16_available() {
+#ifdef AFM_HAS_AMX
+  return cpu_has(Isa::Avx512) && amx_bf16_ready();
+#else
+  return false;
+#endif
 }
 
 void set_row_threads(int n) {

@@ -52,6 +52,12 @@ void set_environment(const std::string& isa, int threads);
 // of weight rows once and multiply them with the BLAS's sgemm (prefill); 0 turns it off.
 void set_blas_rows(int rows);
 int blas_rows();
+// Many-row products (from blas_rows() rows) on AMX bfloat16 tiles instead of the float32 BLAS
+// tiles (inexact: opt-in); returns whether they are on (false on CPUs without AMX-BF16).
+bool set_blas_bf16(bool on);
+bool blas_bf16();
+// Whether this CPU has AMX-BF16 (and AVX-512) and the OS lets this process use the tiles.
+bool amx_bf16_available();
 void set_row_threads(int n);
 int row_threads();
 void set_pool_spin_us(int us);

@@ -2,6 +2,9 @@
 // pool in blocks of output columns, each block one single-threaded cblas_sgemm call.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "mlx/ops.h"
 #include "mlx/primitives.h"
 
@@ -35,5 +38,7 @@ namespace afm {
 using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
                          int, float, float*, int);
 SgemmFn blas_sgemm();
+// float32 -> bfloat16, round to nearest even (NaN kept a NaN).
+void to_bf16(const float* src, uint16_t* dst, size_t n);
 enum { kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112 };
 }  // namespace afm
