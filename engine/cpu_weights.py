@@ -189,6 +189,7 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
     """Run the quantized layers on the native kernel; other half-precision parameters (norms)
     become float32."""
     from engine import qkernels
+    from engine.qkernel_isa import INT8_ENV
 
     # first, so that the native layers' exact float16 scales (qkernels.halve_scales) stay so
     model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
@@ -203,7 +204,7 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
                      f"instead of {_mib(choice.float32_bytes)} as float32")
     if qkernels.amx_tiles():
         choice.reason += ("; many-row products on AMX bfloat16 tiles "
-                          f"(from {qkernels.blas_rows()} rows; {qkernels.INT8_ENV}=1)")
+                          f"(from {qkernels.blas_rows()} rows; {INT8_ENV}=1)")
 
 
 def use_parallel_matmuls(model: nn.Module, choice: WeightsChoice) -> None:

@@ -48,7 +48,7 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_map_with_path
 
-from engine.qkernel_isa import INT8_ENV, IsaTiming, int8_allowed, pick_isas
+from engine.qkernel_isa import IsaTiming, int8_allowed, pick_isas
 
 log = logging.getLogger(__name__)
 
