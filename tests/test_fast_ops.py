@@ -165,6 +165,41 @@ def test_tiled_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: 
     assert _diff(fast_ops.scaled_dot_product_attention(q, k, v, scale=scale, mask=m), ref) <= 2e-5
 
 
+@pytest.mark.skipif(not (TILED and qkernels._ext.amx_bf16_available()),
+                    reason="no AMX-BF16 tiles on this CPU")
+@pytest.mark.parametrize("mask", ["none", "causal", "bool", "float"])
+@pytest.mark.parametrize("b,hq,hkv,lq,lk,d,dv", [
+    (1, 9, 3, 40, 40, 64, 64), (2, 4, 2, 17, 300, 32, 32), (1, 14, 2, 300, 700, 64, 64),
+    (3, 6, 3, 33, 33, 128, 64), (1, 2, 2, 129, 129, 16, 16),
+])
+def test_tiled_attention_on_amx_tiles(mask: str, b: int, hq: int, hkv: int, lq: int, lk: int,
+                                      d: int, dv: int) -> None:
+    """With the inexact opt-in (set_blas_bf16) the tiled op's two products run on AMX bfloat16
+    tiles where the head sizes fit them (d 32-128, dv a multiple of 16; else sgemm as before):
+    MLX's result within bfloat16's rounding of Q, K, P and V, partial blocks and masks included;
+    turned off, the float32 result's bits again."""
+    key = _key(b, hq, hkv, lq, lk, d)
+    q = mx.random.normal((b, lq, hq, d), key=key).transpose(0, 2, 1, 3)
+    kbuf = mx.random.normal((b, hkv, lk + 13, d), key=_key(1, *key.tolist())) * 2
+    vbuf = mx.random.normal((b, hkv, lk + 13, dv), key=_key(2, *key.tolist()))
+    k, v = kbuf[..., :lk, :], vbuf[..., :lk, :]
+    m = _mask(mask, b, lq, lk)
+    scale = d ** -0.5
+    ref = REF_SDPA(q, k, v, scale=scale, mask=m)
+    args = (q, k, v, scale, m if isinstance(m, mx.array) else None, m == "causal")
+    exact = qkernels._ext.sdpa_tiled(*args)
+    mx.eval(exact)
+    assert qkernels._ext.set_blas_bf16(True)
+    try:
+        got = qkernels._ext.sdpa_tiled(*args)
+        mx.eval(got)  # lazy: computed while the tiles are on
+    finally:
+        qkernels._ext.set_blas_bf16(False)
+    assert _diff(got, ref) <= 0.05
+    assert (_diff(got, exact) > 0.0) == (d % 32 == 0)  # rounded where the tiles ran
+    assert mx.array_equal(qkernels._ext.sdpa_tiled(*args), exact).item()
+
+
 @pytest.mark.skipif(not TILED, reason="tiled attention needs a BLAS in the process")
 def test_tiled_attention_masked_rows_and_strided_values(isa: str) -> None:
     """A query row masked everywhere averages V (like MLX's lowest-value masking); values with

@@ -333,16 +333,19 @@ void attend_decode(const float* q, int R, const float* k, int64_t ks, const floa
 }
 
 // Query rows [l0, l0 + lqb) of all n_rep heads of KV head g (batch b), as one block of
-// R = n_rep * lqb rows: S = Q K_blk^T and O += P V_blk through sgemm, an online softmax between.
+// R = n_rep * lqb rows: S = Q K_blk^T and O += P V_blk through sgemm (or AMX bfloat16 tiles,
+// a.amx: the inexact opt-in), an online softmax between.
 // Masked scores take the lowest finite value, like MLX and attend(): a row masked everywhere
 // averages V instead of dividing by zero.
 void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb) {
   constexpr int BK = 128;  // keys per block
   const int R = a.n_rep * lqb, d = a.d, dv = a.dv;
   thread_local std::vector<float> qbuf, sbuf, obuf, mrow, lrow, kbuf, vbuf;
+  thread_local std::vector<uint16_t> qtiles;
+  const int Rp = (R + 15) / 16 * 16;  // the AMX products work on blocks of 16 rows
   qbuf.resize(size_t(R) * d);
   sbuf.resize(size_t(R) * BK);
-  obuf.assign(size_t(R) * dv, 0.0f);
+  obuf.assign(size_t(a.amx ? Rp : R) * dv, 0.0f);
   mrow.assign(R, -std::numeric_limits<float>::infinity());
   lrow.assign(R, 0.0f);
   const Strided4 &q = *a.q, &k = *a.k, &v = *a.v;
@@ -354,6 +357,10 @@ void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb) {
       float* dst = qbuf.data() + (size_t(hl) * lqb + i) * d;
       for (int c = 0; c < d; ++c) dst[c] = src[c] * a.scale;
     }
+  }
+  if (a.amx) {
+    qtiles.resize(size_t(Rp) * d);
+    a.amx->prep_q(qbuf.data(), R, d, qtiles.data());
   }
   const float masked = std::numeric_limits<float>::lowest();
   const int off = a.lk - a.lq;  // query i sees keys j <= i + off (causal)
@@ -373,7 +380,10 @@ void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb) {
       kp = kbuf.data();
       ldk = d;
     }
-    a.sgemm(101, 111, 112, R, nk, d, 1.0f, qbuf.data(), d, kp, ldk, 0.0f, sbuf.data(), BK);
+    if (a.amx)
+      a.amx->scores(qtiles.data(), R, kp, ldk, nk, d, sbuf.data(), BK);
+    else
+      a.sgemm(101, 111, 112, R, nk, d, 1.0f, qbuf.data(), d, kp, ldk, 0.0f, sbuf.data(), BK);
     for (int r = 0; r < R; ++r) {
       const int hl = r / lqb, i = r % lqb, h = g * a.n_rep + hl, pos = l0 + i + off;
       float* sr = sbuf.data() + size_t(r) * BK;
@@ -409,7 +419,10 @@ void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb) {
       vp = vbuf.data();
       ldv = dv;
     }
-    a.sgemm(101, 111, 111, R, dv, nk, 1.0f, sbuf.data(), BK, vp, ldv, 1.0f, obuf.data(), dv);
+    if (a.amx)
+      a.amx->pv(sbuf.data(), BK, R, nk, vp, ldv, dv, obuf.data());
+    else
+      a.sgemm(101, 111, 111, R, dv, nk, 1.0f, sbuf.data(), BK, vp, ldv, 1.0f, obuf.data(), dv);
   }
   for (int r = 0; r < R; ++r) {
     const int hl = r / lqb, i = r % lqb, h = g * a.n_rep + hl;

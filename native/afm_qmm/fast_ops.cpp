@@ -441,6 +441,8 @@ void SdpaTiledCPU::eval_cpu(const std::vector<mx::array>& inputs,
     TiledArgs args{&qv, &kv, &vv, has_mask ? &mv : nullptr,
                    has_mask && mask.dtype() == mx::bool_, causal, n_rep, lq, lk, d, dv, hq,
                    scale, op, blas_sgemm()};
+    // the tiles take head sizes of 32-128 (d) and multiples of 16 (dv)
+    if (d % 32 == 0 && d <= 128 && dv % 16 == 0) args.amx = amx_attention_if_on();
     auto tile = avx2 ? AFM_AVX2_OR_PORTABLE(attend_tiled) : fast_portable::attend_tiled;
     const int threads = threads_for(double(B) * hq * lq * lk * (d + dv) * 2);
     // causal: the last query blocks see the most keys; they are claimed first

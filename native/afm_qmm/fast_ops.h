@@ -8,6 +8,7 @@
 
 #include "mlx/ops.h"
 #include "mlx/primitives.h"
+#include "qmm_api.h"
 
 namespace afm {
 
@@ -78,6 +79,8 @@ struct TiledArgs {
   float scale;
   float* out;
   SgemmPtr sgemm;
+  // the two products on AMX bfloat16 tiles instead of sgemm (the inexact opt-in), or nullptr
+  const AmxAttention* amx = nullptr;
 };
 
 #define AFM_FAST_KERNELS(NS)                                                                 \

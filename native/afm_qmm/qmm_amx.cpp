@@ -143,3 +143,123 @@ void qmm_amx_bf16_panel(const QmmArgs& a, const uint16_t* xv, int n0, uint16_t* 
     }
   }
 }
+
+// --- Long-prompt attention on the tiles (the tiled kernel's two products, fast_kernels.h) ---
+
+namespace {
+
+inline uint16_t bf16_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+// scores: S[r][j] = Q[r] . K[j] for R query rows and nk <= 128 keys (S^T on the tiles: the keys
+// are the A operand, row-major as they lie; Q the B operand, laid out once by amx_attn_prep_q)
+void amx_attn_scores(const uint16_t* qv, int R, const float* k, int ldk, int nk, int d,
+                     float* s, int lds) {
+  const int DB = d / 32, QB = (R + 15) / 16, KT = (nk + 15) / 16;
+  alignas(64) uint16_t ka[8 * 4 * 512];  // [key tile][d block][16 keys x 32]; nk <= 128, d <= 128
+  for (int kt = 0; kt < KT; ++kt)
+    for (int db = 0; db < DB; ++db) {
+      uint16_t* t = ka + (size_t(kt) * DB + db) * 512;
+      for (int j = 0; j < 16; ++j) {
+        const int key = kt * 16 + j;
+        if (key >= nk) {
+          std::memset(t + j * 32, 0, 64);
+          continue;
+        }
+        const float* src = k + int64_t(key) * ldk + db * 32;
+        for (int c = 0; c < 32; ++c) t[j * 32 + c] = bf16_of(src[c]);
+      }
+    }
+  load_config();
+  alignas(64) float tmp[256];
+  for (int qb = 0; qb < QB; ++qb)
+    for (int kt = 0; kt < KT; ++kt) {
+      _tile_zero(4);
+      for (int db = 0; db < DB; ++db) {
+        _tile_loadd(0, ka + (size_t(kt) * DB + db) * 512, 64);
+        _tile_loadd(2, qv + (size_t(qb) * DB + db) * 512, 64);
+        _tile_dpbf16ps(4, 0, 2);
+      }
+      _tile_stored(4, tmp, 64);
+      const int mm = std::min(16, R - qb * 16), nn = std::min(16, nk - kt * 16);
+      for (int m = 0; m < mm; ++m) {
+        float* o = s + size_t(qb * 16 + m) * lds + kt * 16;
+        for (int n = 0; n < nn; ++n) o[n] = tmp[n * 16 + m];
+      }
+    }
+}
+
+// O[r] += sum_j P[r][j] V[j] for R rows (O with Rp = R rounded up to 16 rows), nk <= 128 keys
+void amx_attn_pv(const float* p, int lds, int R, int nk, const float* v, int ldv, int dv,
+                 float* o) {
+  const int QB = (R + 15) / 16, KB = (nk + 31) / 32, CB = dv / 16;
+  thread_local std::vector<uint16_t> pa, vb;
+  pa.resize(size_t(QB) * KB * 512);
+  vb.resize(size_t(KB) * CB * 512);
+  for (int qb = 0; qb < QB; ++qb)  // P: A tiles [16 rows x 32 keys]
+    for (int kb = 0; kb < KB; ++kb) {
+      uint16_t* t = pa.data() + (size_t(qb) * KB + kb) * 512;
+      for (int m = 0; m < 16; ++m) {
+        const int r = qb * 16 + m;
+        for (int c = 0; c < 32; ++c) {
+          const int key = kb * 32 + c;
+          t[m * 32 + c] = r < R && key < nk ? bf16_of(p[size_t(r) * lds + key]) : 0;
+        }
+      }
+    }
+  for (int kb = 0; kb < KB; ++kb)  // V: B tiles [16 key pairs x 16 columns x 2]
+    for (int cb = 0; cb < CB; ++cb) {
+      uint16_t* t = vb.data() + (size_t(kb) * CB + cb) * 512;
+      for (int pr = 0; pr < 16; ++pr)
+        for (int half = 0; half < 2; ++half) {
+          const int key = kb * 32 + 2 * pr + half;
+          const float* src = v + int64_t(key) * ldv + cb * 16;
+          for (int c = 0; c < 16; ++c) t[(pr * 16 + c) * 2 + half] = key < nk ? bf16_of(src[c]) : 0;
+        }
+    }
+  load_config();
+  const size_t stride = size_t(dv) * 4;
+  for (int qb = 0; qb < QB; ++qb)
+    for (int cb = 0; cb < CB; ++cb) {
+      float* c = o + size_t(qb) * 16 * dv + cb * 16;
+      _tile_loadd(4, c, stride);
+      for (int kb = 0; kb < KB; ++kb) {
+        _tile_loadd(0, pa.data() + (size_t(qb) * KB + kb) * 512, 64);
+        _tile_loadd(2, vb.data() + (size_t(kb) * CB + cb) * 512, 64);
+        _tile_dpbf16ps(4, 0, 2);
+      }
+      _tile_stored(4, c, stride);
+    }
+}
+
+// Q (R rows of d floats, stride d) rounded and laid out as B tiles [16 d pairs x 16 rows x 2]
+void amx_attn_prep_q(const float* q, int R, int d, uint16_t* qv) {
+  const int DB = d / 32, QB = (R + 15) / 16;
+  uint32_t* dst = reinterpret_cast<uint32_t*>(qv);
+  for (int qb = 0; qb < QB; ++qb)
+    for (int db = 0; db < DB; ++db) {
+      uint32_t* t = dst + (size_t(qb) * DB + db) * 256;
+      for (int m = 0; m < 16; ++m) {
+        const int r = qb * 16 + m;
+        for (int pr = 0; pr < 16; ++pr) {
+          uint32_t pair = 0;
+          if (r < R) {
+            const float* src = q + size_t(r) * d + db * 32 + 2 * pr;
+            pair = uint32_t(bf16_of(src[0])) | (uint32_t(bf16_of(src[1])) << 16);
+          }
+          t[pr * 16 + m] = pair;
+        }
+      }
+    }
+}
+
+const AmxAttention kAmxAttention{amx_attn_prep_q, amx_attn_scores, amx_attn_pv};
+
+}  // namespace
+
+const AmxAttention* amx_attention() {
+  return amx_bf16_ready() ? &kAmxAttention : nullptr;
+}

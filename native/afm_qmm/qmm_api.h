@@ -26,6 +26,19 @@ struct QmmArgs {
   const uint16_t* hbiases = nullptr;
 };
 
+// The long-prompt attention kernel's two products on AMX bfloat16 tiles (qmm_amx.cpp; inexact,
+// under the same opt-in as the quantized matmuls' tiles). prep_q: R rows of Q (d floats each,
+// d a multiple of 32 up to 128) laid out for the tiles (((R + 15) / 16) * 16 * d values);
+// scores: S[r][j] = Q[r] . K[j] for nk <= 128 keys of stride ldk; pv: O[r] += P[r] V for
+// P [R x nk] (stride lds) and V [nk x dv] (stride ldv, dv a multiple of 16), O [R' x dv] with
+// R' = R rounded up to 16 rows.
+struct AmxAttention {
+  void (*prep_q)(const float* q, int R, int d, uint16_t* qv);
+  void (*scores)(const uint16_t* qv, int R, const float* k, int ldk, int nk, int d, float* s,
+                 int lds);
+  void (*pv)(const float* p, int lds, int R, int nk, const float* v, int ldv, int dv, float* o);
+};
+
 // The float32 value of a float16 bit pattern (exact: every float16 is a float32).
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
@@ -109,6 +122,7 @@ bool amx_bf16_ready();
 size_t amx_x_size(int M, int K);
 void amx_prep_x(const uint16_t* xb, int ld, int M, int K, uint16_t* xv);
 void qmm_amx_bf16_panel(const QmmArgs& a, const uint16_t* xv, int n0, uint16_t* panel);
+const AmxAttention* amx_attention();  // nullptr where the tiles cannot run
 // Int8 activations (qmm_int8.h): AVX-512 VNNI dot products, or AVX2 multiply-adds; the
 // *_quant function fills a.xq ([M, K]), a.xd ([M, K / group_size]) and the group sums of the
 // rounded x (xsum) from a.x first.

@@ -560,6 +560,14 @@ bool blas_bf16() {
   return g_blas_bf16.load();
 }
 
+const AmxAttention* amx_attention_if_on() {
+#ifdef AFM_HAS_AMX
+  return g_blas_bf16.load() ? amx_attention() : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
 bool amx_bf16_available() {
 #ifdef AFM_HAS_AMX
   return cpu_has(Isa::Avx512) && amx_bf16_ready();

@@ -10,6 +10,8 @@
 #include "mlx/ops.h"
 #include "mlx/primitives.h"
 
+struct AmxAttention;  // qmm_api.h
+
 namespace afm {
 
 namespace mx = mlx::core;
@@ -58,6 +60,8 @@ bool set_blas_bf16(bool on);
 bool blas_bf16();
 // Whether this CPU has AMX-BF16 (and AVX-512) and the OS lets this process use the tiles.
 bool amx_bf16_available();
+// The AMX attention products when the tiles are on (set_blas_bf16), else nullptr.
+const AmxAttention* amx_attention_if_on();
 void set_row_threads(int n);
 int row_threads();
 void set_pool_spin_us(int us);
