@@ -178,7 +178,8 @@ class LlamaBench:
 
 
 def rows_table(k: int = 576, n: int = 1536) -> None:
-    """ms per quantized matmul (4-bit g32, K x N of the 135M model's MLP) by row count."""
+    """ms per quantized matmul (4-bit g32, K x N of the 135M model's MLP) by row count: the
+    per-row kernel, the float32 BLAS tiles and, on CPUs with AMX-BF16, the AMX tiles."""
     w = mx.random.normal((n, k), key=mx.random.key(0))
     wq, s, b = mx.quantize(w, group_size=32, bits=4)
     s, b = s.astype(mx.float32), b.astype(mx.float32)
@@ -196,21 +197,29 @@ def rows_table(k: int = 576, n: int = 1536) -> None:
     best = min(paths, key=paths.__getitem__)
     ext.set_auto_isa(4, best)
     print(f"per-row kernel: {best} (fastest at 1 row of {sorted(paths)})\n")
-    print("| rows | per-row kernel ms | BLAS tiles ms | ratio |\n|---|---|---|---|")
+    amx = ext.amx_bf16_available()  # AMX bfloat16 tiles (the inexact opt-in) as a third column
+    head = "| rows | per-row kernel ms | BLAS tiles ms | ratio |"
+    print(head + (" AMX bf16 tiles ms | ratio |\n|---|---|---|---|---|---|" if amx
+                  else "\n|---|---|---|---|"))
     for m in (8, 16, 32, 48, 64, 96, 128, 256, 512):
         x = mx.random.normal((m, k), key=mx.random.key(m))
         ms = {}
-        for blas in (0, 1):
-            ext.set_blas_rows(1 if blas else 0)
+        for path in ("rows", "blas", "amx") if amx else ("rows", "blas"):
+            ext.set_blas_rows(0 if path == "rows" else 1)
+            ext.set_blas_bf16(path == "amx")
             mx.eval(ext.quantized_matmul(x, wq, s, b, 32, 4))
             best = 1e9
             for _ in range(7):
                 tic = time.perf_counter()
                 mx.eval(ext.quantized_matmul(x, wq, s, b, 32, 4))
                 best = min(best, time.perf_counter() - tic)
-            ms[blas] = best * 1e3
-        print(f"| {m} | {ms[0]:.2f} | {ms[1]:.2f} | {ms[0] / ms[1]:.2f}x |", flush=True)
+            ms[path] = best * 1e3
+        line = f"| {m} | {ms['rows']:.2f} | {ms['blas']:.2f} | {ms['rows'] / ms['blas']:.2f}x |"
+        if amx:
+            line += f" {ms['amx']:.2f} | {ms['rows'] / ms['amx']:.2f}x |"
+        print(line, flush=True)
     ext.set_blas_rows(qkernels.DEFAULT_BLAS_ROWS)
+    qkernels.reload_environment()
 
 
 def _fmt(xs: list[float], f: str = "{:.0f}") -> str:
@@ -231,10 +240,12 @@ def main() -> int:
     ap.add_argument("--llama-bench", default=None, metavar="FA",
                     help="also llama-bench on the same file, flash attention FA (on/off)")
     ap.add_argument("--rows", action="store_true", help="only the row-count table")
+    ap.add_argument("--rows-shape", type=int, nargs=2, default=[576, 1536], metavar=("K", "N"),
+                    help="--rows: the product's depth and width (default: SmolLM2's MLP)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     if args.rows:
-        rows_table()
+        rows_table(*args.rows_shape)
         return 0
     load = os.getloadavg()
     model, config = load_llama_gguf(args.model)

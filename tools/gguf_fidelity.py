@@ -119,26 +119,36 @@ def afm_model(gguf: Path, dequant: str) -> tuple[Any, Any]:
     return model, tokenizer
 
 
+AMX = "+amx"  # a path name's suffix: many-row products and long attention on AMX tiles
+
+
 def kernel_paths() -> list[str]:
-    """Every path the load-time timing may choose on this CPU (exact float, then int8)."""
+    """Every path the load-time timing may choose on this CPU (exact float, then int8, then the
+    first int8 path with the AMX bfloat16 tiles, where the CPU has them: ``AFM_QMM_INT8=1``)."""
     from engine import qkernel_isa, qkernels
 
     if not qkernels.available():
         return ["mlx"]
     ext = qkernels._ext
-    return ([p for p in qkernel_isa.TIMED if p in ext.supported_isas()]
-            + [p for p in qkernel_isa.INT8 if p in qkernels.int8_isas()])
+    int8 = [p for p in qkernel_isa.INT8 if p in qkernels.int8_isas()]
+    amx = [f"{int8[0]}{AMX}"] if int8 and ext.amx_bf16_available() else []
+    return [p for p in qkernel_isa.TIMED if p in ext.supported_isas()] + int8 + amx
 
 
 def force_path(path: str) -> None:
     """Make ``"auto"`` run ``path`` at every bit width and every row count (the BLAS tile path
     that ``auto`` takes from :func:`engine.qkernels.blas_rows` rows on is exact float arithmetic
-    on dequantized tiles: off here, so each row measures the path it names)."""
+    on dequantized tiles: off here, so each row measures the path it names; a name ending in
+    ``+amx`` turns the AMX tiles on from the default row count instead)."""
     from engine import qkernels
 
     if qkernels.available():
+        amx = path.endswith(AMX)  # the opt-in as served: int8 rows, AMX tiles from 16 rows
+        path = path.removesuffix(AMX)
         if hasattr(qkernels._ext, "set_blas_rows"):
-            qkernels._ext.set_blas_rows(0)
+            qkernels._ext.set_blas_rows(qkernels.DEFAULT_BLAS_ROWS if amx else 0)
+        if hasattr(qkernels._ext, "set_blas_bf16"):
+            qkernels._ext.set_blas_bf16(amx)
         for bits in qkernels.SUPPORTED_BITS:
             qkernels._ext.set_auto_isa(bits, path)
 
