@@ -148,12 +148,6 @@ void qmm_amx_bf16_panel(const QmmArgs& a, const uint16_t* xv, int n0, uint16_t* 
 
 namespace {
 
-inline uint16_t bf16_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
 // scores: S[r][j] = Q[r] . K[j] for R query rows and nk <= 128 keys (S^T on the tiles: the keys
 // are the A operand, row-major as they lie; Q the B operand, laid out once by amx_attn_prep_q)
 void amx_attn_scores(const uint16_t* qv, int R, const float* k, int ldk, int nk, int d,
@@ -170,7 +164,7 @@ void amx_attn_scores(const uint16_t* qv, int R, const float* k, int ldk, int nk,
           continue;
         }
         const float* src = k + int64_t(key) * ldk + db * 32;
-        for (int c = 0; c < 32; ++c) t[j * 32 + c] = bf16_of(src[c]);
+        for (int c = 0; c < 32; ++c) t[j * 32 + c] = float_to_bf16(src[c]);
       }
     }
   load_config();
@@ -206,7 +200,7 @@ void amx_attn_pv(const float* p, int lds, int R, int nk, const float* v, int ldv
         const int r = qb * 16 + m;
         for (int c = 0; c < 32; ++c) {
           const int key = kb * 32 + c;
-          t[m * 32 + c] = r < R && key < nk ? bf16_of(p[size_t(r) * lds + key]) : 0;
+          t[m * 32 + c] = r < R && key < nk ? float_to_bf16(p[size_t(r) * lds + key]) : 0;
         }
       }
     }
@@ -217,7 +211,7 @@ void amx_attn_pv(const float* p, int lds, int R, int nk, const float* v, int ldv
         for (int half = 0; half < 2; ++half) {
           const int key = kb * 32 + 2 * pr + half;
           const float* src = v + int64_t(key) * ldv + cb * 16;
-          for (int c = 0; c < 16; ++c) t[(pr * 16 + c) * 2 + half] = key < nk ? bf16_of(src[c]) : 0;
+          for (int c = 0; c < 16; ++c) t[(pr * 16 + c) * 2 + half] = key < nk ? float_to_bf16(src[c]) : 0;
         }
     }
   load_config();
@@ -248,7 +242,7 @@ void amx_attn_prep_q(const float* q, int R, int d, uint16_t* qv) {
           uint32_t pair = 0;
           if (r < R) {
             const float* src = q + size_t(r) * d + db * 32 + 2 * pr;
-            pair = uint32_t(bf16_of(src[0])) | (uint32_t(bf16_of(src[1])) << 16);
+            pair = uint32_t(float_to_bf16(src[0])) | (uint32_t(float_to_bf16(src[1])) << 16);
           }
           t[pr * 16 + m] = pair;
         }

@@ -39,6 +39,14 @@ struct AmxAttention {
   void (*pv)(const float* p, int lds, int R, int nk, const float* v, int ldv, int dv, float* o);
 };
 
+// float32 -> bfloat16 bits, rounded to nearest even (a NaN stays a NaN).
+inline uint16_t float_to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x40u);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
 // The float32 value of a float16 bit pattern (exact: every float16 is a float32).
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;

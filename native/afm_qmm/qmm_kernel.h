@@ -553,10 +553,7 @@ void deq_rows_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
     const uint8_t* wb = reinterpret_cast<const uint8_t*>(w);
     for (int k = NU * F::U; k < K; ++k) {
       const int q = BITS == 8 ? wb[k] : (wb[k >> 1] >> ((k & 1) * 4)) & 15;
-      float f = val(s, k / GS) * float(q) + val(b, k / GS);
-      uint32_t u;
-      std::memcpy(&u, &f, 4);
-      *at(r, k) = uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+      *at(r, k) = float_to_bf16(val(s, k / GS) * float(q) + val(b, k / GS));
     }
   }
 }

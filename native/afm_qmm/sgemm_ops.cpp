@@ -84,13 +84,7 @@ SgemmFn blas_sgemm() {
 }
 
 void to_bf16(const float* src, uint16_t* dst, size_t n) {
-  const uint32_t* bits = reinterpret_cast<const uint32_t*>(src);
-  for (size_t i = 0; i < n; ++i) {  // a loop the compiler vectorizes
-    const uint32_t b = bits[i];
-    const uint32_t rounded = (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
-    const bool nan = (b & 0x7FFFFFFFu) > 0x7F800000u;
-    dst[i] = uint16_t(nan ? (b >> 16) | 0x40u : rounded);
-  }
+  for (size_t i = 0; i < n; ++i) dst[i] = float_to_bf16(src[i]);
 }
 
 mx::array matmul_nt(const mx::array& x, const mx::array& w) {
