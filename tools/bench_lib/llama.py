@@ -10,6 +10,11 @@
         -DLLAMA_CURL=OFF -DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DBUILD_SHARED_LIBS=OFF
     ninja -C ../build llama-server llama-quantize
 
+On CPUs with AMX (Intel Xeon 4th generation on) the native build's AMX matmuls crash on the
+first prompt of the real GGUF files (segfault in ``ggml_backend_amx_mul_mat``, llama.cpp issue
+#20824); build there with ``-DCMAKE_C_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"`` and
+the same ``-DCMAKE_CXX_FLAGS`` (everything else stays native).
+
 The bench model is converted with llama.cpp's own ``convert_hf_to_gguf.py`` (through
 ``gguf_convert.py``) to f32 and Q8_0, and ``llama-quantize`` makes Q4_0; files are cached under
 ``~/.cache/afm/llama.cpp/gguf``. When any piece is missing :func:`llama_setup` says why and the
