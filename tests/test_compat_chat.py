@@ -134,9 +134,11 @@ def test_greedy_equivalents(client: Any) -> None:
 
 
 def test_max_tokens_precedence(client: Any) -> None:
-    r = chat(client, max_tokens=3, extra_body={"max_completion_tokens": 7})
+    """max_tokens wins over max_completion_tokens; alone, max_completion_tokens is the limit
+    (EOS ignored: a sampled EOS before the limit would end the answer early)."""
+    r = chat(client, max_tokens=3, extra_body={"max_completion_tokens": 7, "ignore_eos": True})
     assert r.usage.completion_tokens == 3
-    r = chat(client, max_tokens=None, max_completion_tokens=5)
+    r = chat(client, max_tokens=None, max_completion_tokens=5, extra_body={"ignore_eos": True})
     assert r.usage.completion_tokens == 5 and r.choices[0].finish_reason == "length"
 
 
