@@ -140,6 +140,16 @@ def test_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: int, l
 TILED = fast_ops.tiled_available()
 
 
+def _tiled_case(mask: str, b: int, hq: int, hkv: int, lq: int, lk: int, d: int, dv: int):
+    """A prefill-sized attention case: Q as the models pass it, K and V slices of a longer cache."""
+    key = _key(b, hq, hkv, lq, lk, d)
+    q = mx.random.normal((b, lq, hq, d), key=key).transpose(0, 2, 1, 3)
+    kbuf = mx.random.normal((b, hkv, lk + 13, d), key=_key(1, *key.tolist())) * 2
+    vbuf = mx.random.normal((b, hkv, lk + 13, dv), key=_key(2, *key.tolist()))
+    k, v = kbuf[..., :lk, :], vbuf[..., :lk, :]
+    return q, k, v, _mask(mask, b, lq, lk), d ** -0.5
+
+
 @pytest.mark.skipif(not TILED, reason="tiled attention needs a BLAS in the process")
 @pytest.mark.parametrize("mask", MASKS)
 @pytest.mark.parametrize("b,hq,hkv,lq,lk,d,dv", [
@@ -151,13 +161,7 @@ def test_tiled_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: 
     """Long queries (prefill): the tiled op with its online softmax gives MLX's full-matrix
     result within float32 rounding, over partial query and key blocks, GQA, a prompt chunk
     after cached keys (Lk > Lq), every mask kind and K/V read in place from a longer cache."""
-    key = _key(b, hq, hkv, lq, lk, d)
-    q = mx.random.normal((b, lq, hq, d), key=key).transpose(0, 2, 1, 3)  # as the models pass it
-    kbuf = mx.random.normal((b, hkv, lk + 13, d), key=_key(1, *key.tolist())) * 2
-    vbuf = mx.random.normal((b, hkv, lk + 13, dv), key=_key(2, *key.tolist()))
-    k, v = kbuf[..., :lk, :], vbuf[..., :lk, :]
-    m = _mask(mask, b, lq, lk)
-    scale = d ** -0.5
+    q, k, v, m, scale = _tiled_case(mask, b, hq, hkv, lq, lk, d, dv)
     ref = REF_SDPA(q, k, v, scale=scale, mask=m)
     got = qkernels._ext.sdpa_tiled(q, k, v, scale, m if isinstance(m, mx.array) else None,
                                    m == "causal")
@@ -178,13 +182,7 @@ def test_tiled_attention_on_amx_tiles(mask: str, b: int, hq: int, hkv: int, lq: 
     tiles where the head sizes fit them (d 32-128, dv a multiple of 16; else sgemm as before):
     MLX's result within bfloat16's rounding of Q, K, P and V, partial blocks and masks included;
     turned off, the float32 result's bits again."""
-    key = _key(b, hq, hkv, lq, lk, d)
-    q = mx.random.normal((b, lq, hq, d), key=key).transpose(0, 2, 1, 3)
-    kbuf = mx.random.normal((b, hkv, lk + 13, d), key=_key(1, *key.tolist())) * 2
-    vbuf = mx.random.normal((b, hkv, lk + 13, dv), key=_key(2, *key.tolist()))
-    k, v = kbuf[..., :lk, :], vbuf[..., :lk, :]
-    m = _mask(mask, b, lq, lk)
-    scale = d ** -0.5
+    q, k, v, m, scale = _tiled_case(mask, b, hq, hkv, lq, lk, d, dv)
     ref = REF_SDPA(q, k, v, scale=scale, mask=m)
     args = (q, k, v, scale, m if isinstance(m, mx.array) else None, m == "causal")
     exact = qkernels._ext.sdpa_tiled(*args)

@@ -229,25 +229,12 @@ void amx_attn_pv(const float* p, int lds, int R, int nk, const float* v, int ldv
     }
 }
 
-// Q (R rows of d floats, stride d) rounded and laid out as B tiles [16 d pairs x 16 rows x 2]
+// Q (R rows of d floats, stride d) rounded and laid out as B tiles, as amx_prep_x lays out x
 void amx_attn_prep_q(const float* q, int R, int d, uint16_t* qv) {
-  const int DB = d / 32, QB = (R + 15) / 16;
-  uint32_t* dst = reinterpret_cast<uint32_t*>(qv);
-  for (int qb = 0; qb < QB; ++qb)
-    for (int db = 0; db < DB; ++db) {
-      uint32_t* t = dst + (size_t(qb) * DB + db) * 256;
-      for (int m = 0; m < 16; ++m) {
-        const int r = qb * 16 + m;
-        for (int pr = 0; pr < 16; ++pr) {
-          uint32_t pair = 0;
-          if (r < R) {
-            const float* src = q + size_t(r) * d + db * 32 + 2 * pr;
-            pair = uint32_t(float_to_bf16(src[0])) | (uint32_t(float_to_bf16(src[1])) << 16);
-          }
-          t[pr * 16 + m] = pair;
-        }
-      }
-    }
+  thread_local std::vector<uint16_t> qb;
+  qb.resize(size_t(R) * d);
+  for (size_t i = 0; i < qb.size(); ++i) qb[i] = float_to_bf16(q[i]);
+  amx_prep_x(qb.data(), d, R, d, qv);
 }
 
 const AmxAttention kAmxAttention{amx_attn_prep_q, amx_attn_scores, amx_attn_pv};
