@@ -98,6 +98,8 @@ def default_isa() -> str | None:
 
 BLAS_ROWS_ENV = "AFM_QMM_BLAS_ROWS"
 DEFAULT_BLAS_ROWS = 16  # the crossover measured at 8-24 rows (BENCHMARKS.md, issue 31)
+SGEMM_ROWS_ENV = "AFM_QMM_SGEMM_ROWS"
+DEFAULT_SGEMM_ROWS = 32  # below: the AVX-512 tiles' own product beats sgemm (issue 31)
 
 
 def _env_int(name: str) -> int | None:
@@ -110,14 +112,18 @@ def _env_int(name: str) -> int | None:
 
 
 def reload_environment() -> None:
-    """Hand ``AFM_QMM_ISA``, ``AFM_QMM_THREADS`` and ``AFM_QMM_BLAS_ROWS`` as set now (Python's
-    ``os.environ``) to the extension, which otherwise read them once at import."""
+    """Hand ``AFM_QMM_ISA``, ``AFM_QMM_THREADS``, ``AFM_QMM_BLAS_ROWS`` and
+    ``AFM_QMM_SGEMM_ROWS`` as set now (Python's ``os.environ``) to the extension, which
+    otherwise read them once at import."""
     if _ext is None or not hasattr(_ext, "set_environment"):
         return
     _ext.set_environment(os.environ.get("AFM_QMM_ISA", "").strip(),
                          _env_int("AFM_QMM_THREADS") or 0)
     rows = _env_int(BLAS_ROWS_ENV)
     _ext.set_blas_rows(DEFAULT_BLAS_ROWS if rows is None else rows)
+    if hasattr(_ext, "set_sgemm_rows"):
+        rows = _env_int(SGEMM_ROWS_ENV)
+        _ext.set_sgemm_rows(DEFAULT_SGEMM_ROWS if rows is None else rows)
     if hasattr(_ext, "set_blas_bf16"):  # the inexact opt-in covers the many-row tiles too
         _ext.set_blas_bf16(int8_allowed())
 

@@ -304,6 +304,39 @@ def test_many_rows_take_the_blas_tile_path(bits: int, group_size: int, rows: int
         assert mx.abs(few - ref).max().item() > 1e-3  # the int8 path ran there
 
 
+SMALL_GEMM = "avx512" in qkernels.supported_isas()  # the tiles' own product (qmm_gemm.h)
+
+
+@pytest.mark.skipif(not SMALL_GEMM, reason="the tiles' own product needs AVX-512")
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 128])
+@pytest.mark.parametrize(("n", "k"), [(203, 384), (70, 1152), (6, 256)])
+def test_decode_batches_take_the_tiles_own_product(bits: int, group_size: int, n: int,
+                                                   k: int) -> None:
+    """From blas_rows() to sgemm_rows() rows (decode batches) the tiles are multiplied by the
+    kernel's own register-blocked product: MLX's reference within the float tolerance on every
+    remainder (rows not a multiple of its 4, weight rows not of its 6, a short last tile), and
+    each sum in an order set by K alone, so a row's output is the same bits whatever the
+    batch around it; through sgemm (AFM_QMM_SGEMM_ROWS=1) the reference too."""
+    lo, hi = qkernels.blas_rows(), qkernels._ext.sgemm_rows()
+    assert lo == qkernels.DEFAULT_BLAS_ROWS < hi == qkernels.DEFAULT_SGEMM_ROWS
+    x, wq, s, b = _case(hi - 1, n, k, group_size, bits, seed=n + k)
+    s, b = s.astype(mx.float16), b.astype(mx.float16)
+    s32, b32 = s.astype(mx.float32), b.astype(mx.float32)
+    outs = {m: qkernels.quantized_matmul(x[:m], wq, s, b, group_size, bits)
+            for m in (lo, lo + 1, lo + 3, hi - 1)}
+    for m, out in outs.items():
+        _check(out, x[:m], wq, s32, b32, group_size, bits)
+        assert mx.array_equal(out, outs[hi - 1][:m]).item()
+    qkernels._ext.set_sgemm_rows(1)
+    try:
+        through_blas = qkernels.quantized_matmul(x, wq, s, b, group_size, bits)
+        mx.eval(through_blas)
+    finally:
+        qkernels._ext.set_sgemm_rows(hi)
+    _check(through_blas, x, wq, s32, b32, group_size, bits)
+
+
 AMX_BF16 = qkernels._ext.amx_bf16_available()
 
 

@@ -58,6 +58,9 @@ NB_MODULE(_afm_qmm, m) {
   m.def("set_blas_rows", &afm::set_blas_rows, "rows"_a,
         "Rows of x from which 'auto' quantized matmuls take the BLAS tile path (0: never).");
   m.def("blas_rows", &afm::blas_rows, "Rows of x from which the BLAS tile path runs.");
+  m.def("set_sgemm_rows", &afm::set_sgemm_rows, "rows"_a,
+        "From this many rows the tile path multiplies through sgemm, not its own kernel.");
+  m.def("sgemm_rows", &afm::sgemm_rows, "Rows from which the tiles use sgemm.");
   m.def("set_blas_bf16", &afm::set_blas_bf16, "on"_a,
         "Many-row products on AMX bfloat16 tiles (inexact); returns whether they are on.");
   m.def("blas_bf16", &afm::blas_bf16, "Whether many-row products run on AMX bfloat16 tiles.");

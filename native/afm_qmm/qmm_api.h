@@ -120,6 +120,10 @@ void qmm_avx512_256_prep(const QmmArgs& a, float* xp);
 void qmm_avx2_deq(const QmmArgs& a, int n0, int rows, float* dst);
 void qmm_avx512_deq(const QmmArgs& a, int n0, int rows, float* dst);
 void qmm_avx512_256_deq(const QmmArgs& a, int n0, int rows, float* dst);
+// out[m, n] = dot(x[m, :K], w[n, :K]) for m < M, n < nb (qmm_gemm.h): a few rows of x (stride
+// ldx) times a tile of weight rows dequantized by qmm_avx512_deq (stride K)
+void qmm_avx512_gemm(const float* x, int ldx, int M, const float* w, int K, int nb, float* out,
+                     int ldo);
 // qmm_avx512_deq's values rounded to bfloat16 (the bfloat16 BLAS tiles)
 void qmm_avx512_deq_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst);
 // AMX bfloat16 tiles (qmm_amx.cpp, built where the compiler has AMX: AFM_HAS_AMX): whether the CPU has them and the kernel lets this process

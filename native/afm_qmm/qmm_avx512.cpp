@@ -6,4 +6,5 @@
 #define QMM_PREP qmm_avx512_prep
 #define QMM_DEQ qmm_avx512_deq
 #define QMM_DEQ_BF16 qmm_avx512_deq_bf16
+#define QMM_GEMM qmm_avx512_gemm
 #include "qmm_kernel.h"

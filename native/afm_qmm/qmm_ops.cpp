@@ -32,6 +32,7 @@ namespace {
 using Kernel = void (*)(const QmmArgs&, int, int);
 using Prep = void (*)(const QmmArgs&, float*);
 using Deq = void (*)(const QmmArgs&, int, int, float*);
+using Gemm = void (*)(const float*, int, int, const float*, int, int, float*, int);
 
 bool cpu_has(Isa isa) {
 #ifdef QMM_X86
@@ -112,14 +113,15 @@ struct EnvSettings {
 std::mutex g_env_mu;
 EnvSettings g_env;
 std::atomic<int> g_blas_rows{16};
+std::atomic<int> g_sgemm_rows{32};  // from this many rows the tiles use sgemm (qmm_gemm.h below)
 std::atomic<bool> g_blas_bf16{false};  // many rows on AMX bfloat16 tiles (set_blas_bf16)
 
-// Whether a product of M rows of x and depth K takes the BLAS tiles: from blas_rows() rows
-// when K < 1024, twice that for deeper products, where the per-row kernels keep up longer (16
-// rows, vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864 0.85-0.9x).
-bool blas_for(int M, int K, int blas_at) {
-  return blas_at > 0 && M >= (K < 1024 ? blas_at : 2 * blas_at);
-}
+// Whether a product of M rows of x and depth K takes the tile path: from blas_rows() rows where
+// the kernel has its own small-M product (below sgemm_rows()); through sgemm from blas_rows()
+// rows when K < 1024, twice that for deeper products, where the per-row kernels keep up longer
+// (16 rows, vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864
+// 0.85-0.9x); never without a BLAS or that product.
+bool tiles_for(int M, int K, int blas_at, Kernel kernel);
 std::atomic<int> g_row_threads{1};  // threads for one-row calls (decode at batch 1)
 std::atomic<int> g_spin_us{0};      // how long an idle pool worker spins before it sleeps
 std::atomic<int> g_hot{0};          // > 0 while a multi-op primitive runs (HotPool)
@@ -180,19 +182,33 @@ Kernel kernel_for(Isa isa) {
   return qmm_portable;
 }
 
-// The order of x (its prep) the per-row float kernels and the BLAS tiles use, and the tiles'
-// dequantization: the kernel's own, or AVX2's for the int8 kernels (their CPUs have it).
-struct FloatPath {
+// The order of x (its prep) a per-row float kernel reads.
+Prep prep_for(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_avx512) return qmm_avx512_prep;
+  if (kernel == qmm_avx512_256) return qmm_avx512_256_prep;
+  if (kernel == qmm_avx2) return qmm_avx2_prep;
+#endif
+  return qmm_portable_prep;
+}
+
+// The tiles' order of x (prep), dequantization and product, one unit's: AVX-512's on a CPU
+// with it whichever vector path the per-row calls take (the timed choice may pick AVX2,
+// AVX-512 on 256-bit vectors or VNNI there), else the per-row path's unit (AVX2's for AVX2
+// multiply-adds).
+struct TilePath {
   Prep prep;
   Deq deq;
+  Gemm gemm;  // the small-M product (AVX-512 only: with 16 registers of 8 lanes its 2 x 4
+              // blocks lose to the per-row kernels, 0.6x at 16 rows; sgemm runs instead)
 };
-FloatPath float_path(Kernel kernel) {
+TilePath tile_path(Kernel kernel) {
 #ifdef QMM_X86
-  if (kernel == qmm_avx512) return {qmm_avx512_prep, qmm_avx512_deq};
-  if (kernel == qmm_avx512_256) return {qmm_avx512_256_prep, qmm_avx512_256_deq};
-  if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq};
+  if (kernel != qmm_portable && cpu_has(Isa::Avx512))
+    return {qmm_avx512_prep, qmm_avx512_deq, qmm_avx512_gemm};
+  if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq, nullptr};
 #endif
-  return {qmm_portable_prep, qmm_portable_deq};
+  return {qmm_portable_prep, qmm_portable_deq, nullptr};
 }
 
 // The int8 kernels' quantization of x (nullptr for the float kernels).
@@ -427,17 +443,25 @@ void run_qmm_amx_bf16(const QmmArgs& a) {
 #endif
 }
 
-// Many rows (prefill): each task dequantizes a tile of weight rows once (vectorized, in the
-// kernel's order of x) and multiplies all of x, permuted once into that order, with it through
-// the BLAS's single-threaded sgemm. The dequantization costs K per weight row against M * K
-// multiply-adds, and sgemm runs near the FMA peak where the per-row kernels (tuned for 1-32
-// rows) reach a fraction of it. Exact float arithmetic: the sums differ from the float kernels'
-// only in order.
-void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm, Kernel kernel) {
-  if (g_blas_bf16.load()) return run_qmm_amx_bf16(a);
+// Rows from which the opt-in AMX bfloat16 tiles take over (fewer: the per-row int8 kernels).
+constexpr int kAmxRows = 16;
+
+// Many rows (decode batches, prefill): each task dequantizes a tile of weight rows once
+// (vectorized, in the kernel's order of x) and multiplies all of x, permuted once into that
+// order, with it: below sgemm_rows() rows (or without a BLAS) by the kernel's own small-M
+// product (qmm_gemm.h: 1.2-1.4x sgemm at 16 rows), from there by the BLAS's single-threaded
+// sgemm, which runs near the FMA peak at hundreds of rows where the per-row kernels (tuned for
+// 1-8 rows) reach a fraction of it. The dequantization costs K per weight row against M * K
+// multiply-adds. Exact float arithmetic: the sums differ from the float kernels' only in order.
+void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0);
+
+void run_qmm_tiles(const QmmArgs& a, Kernel kernel) {
+  if (g_blas_bf16.load() && a.M >= kAmxRows) return run_qmm_amx_bf16(a);
+  const TilePath path = tile_path(kernel);
+  const SgemmFn sgemm = path.gemm && a.M < g_sgemm_rows.load() ? nullptr : blas_sgemm();
+  if (!sgemm && !path.gemm) return run_qmm(a, kernel);
   // weight rows per tile: a multiple of 16 up to 64, at most ~256 KB of floats (in L2)
   const int NB = std::max(16, std::min(64, (65536 / std::max(1, a.K)) / 16 * 16));
-  const FloatPath path = float_path(kernel);
   const int ld = qmm_xp_stride(a.K);
   std::unique_ptr<float[]> xp(new float[size_t(a.M) * ld]);
   path.prep(a, xp.get());
@@ -448,12 +472,19 @@ void run_qmm_blas(const QmmArgs& a, SgemmFn sgemm, Kernel kernel) {
     thread_local std::vector<float> tile;
     tile.resize(size_t(NB) * a.K);
     path.deq(a, n0, nb, tile.data());
+    if (!sgemm) return path.gemm(x, ld, a.M, tile.data(), a.K, nb, a.out + n0, a.N);
     sgemm(kCblasRowMajor, kCblasNoTrans, kCblasTrans, a.M, nb, a.K, 1.0f, x, ld, tile.data(),
           a.K, 0.0f, a.out + n0, a.N);
   });
 }
 
-void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
+bool tiles_for(int M, int K, int blas_at, Kernel kernel) {
+  if (blas_at <= 0 || M < blas_at) return false;
+  if (tile_path(kernel).gemm && M < g_sgemm_rows.load()) return true;
+  return blas_sgemm() && M >= (K < 1024 ? blas_at : 2 * blas_at);
+}
+
+void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads) {
   // the kernel's form of x (int8 with the sums of the rounded x, or floats with their group
   // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
@@ -468,7 +499,7 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
     ai.xd = xd.data();
   } else {
     group_sums(a);
-    const Prep prep = float_path(kernel).prep;
+    const Prep prep = prep_for(kernel);
     xp.reset(new float[size_t(a.M) * qmm_xp_stride(a.K)]);
     prep(a, xp.get());
     ai.xp = xp.get();
@@ -550,6 +581,14 @@ int blas_rows() {
   return g_blas_rows.load();
 }
 
+void set_sgemm_rows(int rows) {
+  g_sgemm_rows.store(std::max(0, rows));
+}
+
+int sgemm_rows() {
+  return g_sgemm_rows.load();
+}
+
 bool set_blas_bf16(bool on) {
   const bool ok = on && amx_bf16_available();
   g_blas_bf16.store(ok);
@@ -607,11 +646,10 @@ void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
   const Isa isa = resolve(Isa::Auto, bits);
   const bool blas = env_isa() == Isa::Auto;
   const int blas_at = blas ? g_blas_rows.load() : 0;
-  const SgemmFn sgemm = blas_for(M, K, blas_at) ? blas_sgemm() : nullptr;
   QmmArgs a{x, w, nullptr, nullptr, xsum, out, M, N, K, group_size, bits};
   set_scales(a, scales, biases, half_scales);
-  if (sgemm)
-    run_qmm_blas(a, sgemm, kernel_for(isa));
+  if (tiles_for(M, K, blas_at, kernel_for(isa)))
+    run_qmm_tiles(a, kernel_for(isa));
   else
     run_qmm(a, kernel_for(isa), row_threads);
 }
@@ -806,11 +844,11 @@ void QuantizedMatmulCPU::eval_cpu(
   enc.add_temporary(xsum);
   Kernel kernel = kernel_for(isa_);
   const int blas_at = blas_ ? g_blas_rows.load() : 0;
-  const SgemmFn sgemm = blas_for(M, K, blas_at) ? blas_sgemm() : nullptr;
-  enc.dispatch([a, kernel, strided, sgemm, x = weak(x)]() {
+  const bool tiles = tiles_for(M, K, blas_at, kernel);
+  enc.dispatch([a, kernel, strided, tiles, x = weak(x)]() {
     if (strided) copy_row_major(x, const_cast<float*>(a.x));
-    if (sgemm)
-      run_qmm_blas(a, sgemm, kernel);
+    if (tiles)
+      run_qmm_tiles(a, kernel);
     else
       run_qmm(a, kernel);
   });

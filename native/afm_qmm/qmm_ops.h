@@ -54,6 +54,10 @@ void set_environment(const std::string& isa, int threads);
 // of weight rows once and multiply them with the BLAS's sgemm (prefill); 0 turns it off.
 void set_blas_rows(int rows);
 int blas_rows();
+// From this many rows the tiles are multiplied by the BLAS's sgemm (where one is loaded); fewer
+// rows, or no BLAS, take the kernel's own product (qmm_gemm.h).
+void set_sgemm_rows(int rows);
+int sgemm_rows();
 // Many-row products (from blas_rows() rows) on AMX bfloat16 tiles instead of the float32 BLAS
 // tiles (inexact: opt-in); returns whether they are on (false on CPUs without AMX-BF16).
 bool set_blas_bf16(bool on);
