@@ -385,7 +385,8 @@ def test_amx_tiles_follow_the_int8_opt_in(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_blas_rows_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    """AFM_QMM_BLAS_ROWS moves the threshold (0: never); a forced path never takes the tiles."""
+    """AFM_QMM_BLAS_ROWS moves the threshold (0: never), AFM_QMM_SGEMM_ROWS the tiles' switch to
+    sgemm; a forced path never takes the tiles."""
     x, wq, s, b = _case(96, 128, 256, 64, 4)
     s, b = s.astype(mx.float32), b.astype(mx.float32)
     auto = qkernels.quantized_matmul(x, wq, s, b, 64, 4)
@@ -398,8 +399,10 @@ def test_blas_rows_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     for out in (auto, off):
         _check(out, x, wq, s, b, 64, 4)
     monkeypatch.setenv(qkernels.BLAS_ROWS_ENV, "200")
+    monkeypatch.setenv(qkernels.SGEMM_ROWS_ENV, "1")
     qkernels.reload_environment()
     assert qkernels.blas_rows() == 200
+    assert qkernels._ext.sgemm_rows() == 1
 
 
 def test_embedding_lookup_rejects_ids_out_of_range() -> None:
