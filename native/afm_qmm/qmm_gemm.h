@@ -1,5 +1,6 @@
-// Float32 products of a few rows of x with a tile of dequantized weight rows (the BLAS tile
-// path's small-M case), included by qmm_kernel.h once per instruction set.
+// Float32 products of a few rows of x with a tile of dequantized weight rows (the tile path's
+// small-M case), included by qmm_kernel.h in the AVX-512 unit (QMM_GEMM; with 16 registers of 8
+// lanes its blocks lose to the per-row kernels, so the other units have none).
 //
 // out[m, n] = dot(x[m, :K], w[n, :K]) for m < M, n < nb: both operands row-major along K (the
 // layout deq_rows writes, no packing), MR x NR accumulators of VL lanes along K held in
@@ -14,11 +15,13 @@
 
 namespace {
 
-// Register blocks (AVX-512, Xeon, 16 rows: 4 x 6 beat 6 x 4, 8 x 2, 3 x 8 and 2 x 12 by 3-40%)
-constexpr int GEMM_MR = VL >= 16 ? 4 : 2;  // rows of x per microkernel call
-constexpr int GEMM_NR = VL >= 16 ? 6 : 4;  // weight rows per microkernel call
+static_assert(VL == 16, "qmm_gemm.h's register blocks are sized for 32 registers of 16 lanes");
+// Register blocks (Xeon, 16 rows: 4 x 6 beat 6 x 4, 8 x 2, 3 x 8 and 2 x 12 by 3-40%)
+constexpr int GEMM_MR = 4;  // rows of x per microkernel call
+constexpr int GEMM_NR = 6;  // weight rows per microkernel call
 
-// The lane sum of v, pairwise (the same tree for every call).
+// The lane sum of v, pairwise (the same tree for every call; hsum's AVX-512 form is a lane
+// loop the per-row kernels' bits depend on).
 inline float lane_sum(vf v) {
 #if QMM_X == 16
   const __m512 z = (__m512)v;
@@ -27,7 +30,7 @@ inline float lane_sum(vf v) {
   t = _mm_add_ps(t, _mm_movehl_ps(t, t));
   t = _mm_add_ss(t, _mm_movehdup_ps(t));
   return _mm_cvtss_f32(t);
-#else
+#else  // QMM_VEC_ONLY test builds
   return hsum(v);
 #endif
 }

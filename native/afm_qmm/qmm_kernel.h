@@ -560,9 +560,9 @@ void deq_rows_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
 
 }  // namespace
 
+#ifdef QMM_GEMM
 #include "qmm_gemm.h"
 
-#ifdef QMM_GEMM
 void QMM_GEMM(const float* x, int ldx, int M, const float* w, int K, int nb, float* out,
               int ldo) {
   gemm_rows(x, ldx, M, w, K, nb, out, ldo);

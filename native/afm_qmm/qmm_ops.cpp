@@ -116,12 +116,6 @@ std::atomic<int> g_blas_rows{16};
 std::atomic<int> g_sgemm_rows{32};  // from this many rows the tiles use sgemm (qmm_gemm.h below)
 std::atomic<bool> g_blas_bf16{false};  // many rows on AMX bfloat16 tiles (set_blas_bf16)
 
-// Whether a product of M rows of x and depth K takes the tile path: from blas_rows() rows where
-// the kernel has its own small-M product (below sgemm_rows()); through sgemm from blas_rows()
-// rows when K < 1024, twice that for deeper products, where the per-row kernels keep up longer
-// (16 rows, vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864
-// 0.85-0.9x); never without a BLAS or that product.
-bool tiles_for(int M, int K, int blas_at, Kernel kernel);
 std::atomic<int> g_row_threads{1};  // threads for one-row calls (decode at batch 1)
 std::atomic<int> g_spin_us{0};      // how long an idle pool worker spins before it sleeps
 std::atomic<int> g_hot{0};          // > 0 while a multi-op primitive runs (HotPool)
@@ -209,6 +203,17 @@ TilePath tile_path(Kernel kernel) {
   if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq, nullptr};
 #endif
   return {qmm_portable_prep, qmm_portable_deq, nullptr};
+}
+
+// Whether a product of M rows of x and depth K takes the tile path: from blas_rows() rows where
+// the kernel has its own small-M product (below sgemm_rows()); through sgemm from blas_rows()
+// rows when K < 1024, twice that for deeper products, where the per-row kernels keep up longer
+// (16 rows, vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864
+// 0.85-0.9x); never without a BLAS or that product.
+bool tiles_for(int M, int K, int blas_at, Kernel kernel) {
+  if (blas_at <= 0 || M < blas_at) return false;
+  if (tile_path(kernel).gemm && M < g_sgemm_rows.load()) return true;
+  return blas_sgemm() && M >= (K < 1024 ? blas_at : 2 * blas_at);
 }
 
 // The int8 kernels' quantization of x (nullptr for the float kernels).
@@ -453,13 +458,11 @@ constexpr int kAmxRows = 16;
 // sgemm, which runs near the FMA peak at hundreds of rows where the per-row kernels (tuned for
 // 1-8 rows) reach a fraction of it. The dequantization costs K per weight row against M * K
 // multiply-adds. Exact float arithmetic: the sums differ from the float kernels' only in order.
-void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0);
-
 void run_qmm_tiles(const QmmArgs& a, Kernel kernel) {
   if (g_blas_bf16.load() && a.M >= kAmxRows) return run_qmm_amx_bf16(a);
   const TilePath path = tile_path(kernel);
+  // (tiles_for: one of the two exists)
   const SgemmFn sgemm = path.gemm && a.M < g_sgemm_rows.load() ? nullptr : blas_sgemm();
-  if (!sgemm && !path.gemm) return run_qmm(a, kernel);
   // weight rows per tile: a multiple of 16 up to 64, at most ~256 KB of floats (in L2)
   const int NB = std::max(16, std::min(64, (65536 / std::max(1, a.K)) / 16 * 16));
   const int ld = qmm_xp_stride(a.K);
@@ -478,13 +481,7 @@ void run_qmm_tiles(const QmmArgs& a, Kernel kernel) {
   });
 }
 
-bool tiles_for(int M, int K, int blas_at, Kernel kernel) {
-  if (blas_at <= 0 || M < blas_at) return false;
-  if (tile_path(kernel).gemm && M < g_sgemm_rows.load()) return true;
-  return blas_sgemm() && M >= (K < 1024 ? blas_at : 2 * blas_at);
-}
-
-void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads) {
+void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   // the kernel's form of x (int8 with the sums of the rounded x, or floats with their group
   // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
