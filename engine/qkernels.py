@@ -31,7 +31,8 @@ float arithmetic either way; 5-10x the per-row kernels' speed at hundreds of row
 tools/bench_prefill.py). ``AFM_QMM_BLAS_ROWS`` sets that row count (default 16; 0: never).
 With ``AFM_QMM_INT8=1`` (the opt-in to inexact arithmetic) on a CPU with AMX-BF16 (Intel
 Xeon 4th generation on), those products run on AMX tiles instead: x and panels of 32 weight
-rows rounded to bfloat16, float32 sums (``native/afm_qmm/qmm_amx.cpp``; 2-3x the float32 tiles from 32 rows).
+rows rounded to bfloat16, float32 sums (``native/afm_qmm/qmm_amx.cpp``; 2-3x the float32
+tiles from 32 rows).
 ``avx2-int8`` is the same int8 arithmetic from AVX2 multiply-adds, for CPUs without VNNI.
 
 Without the extension everything here falls back to ``mx.quantized_matmul`` and
