@@ -77,3 +77,44 @@ def test_afm_over_raw_is_paired_by_round() -> None:
     assert rows["afm c=1 / raw engine B=1 (prefill + decode)"][1:] == ["0.90x", ">= 0.90x",
                                                                        "PASS"]
     assert r.paired_raw("afm", 8) == (None, [])
+
+
+def test_gguf_prefill_rates_against_the_shortest_prompt_and_the_equal_cost_bound() -> None:
+    from pathlib import Path
+
+    from tools.bench_lib.gguf_peer import (
+        Cell,
+        FileResults,
+        equal_cost_rate_ratio,
+        prefill_work,
+        rate_ratios,
+        render_rates,
+    )
+
+    # SmolLM2-135M's header: 30 layers, 576 wide, MLP 1536, 9 query heads of 64, 3 KV heads
+    meta = {"general.architecture": "llama", "llama.embedding_length": 576,
+            "llama.block_count": 30, "llama.feed_forward_length": 1536,
+            "llama.attention.head_count": 9, "llama.attention.head_count_kv": 3}
+    work = prefill_work(meta)
+    assert work is not None
+    assert work.linear == 30 * (576 * 576 + 2 * 576 * 192 + 576 * 576 + 3 * 576 * 1536)
+    assert work.attention == 30 * 9 * 128
+    # a 4k prompt is ~40% attention: at one cost per multiply-add its rate is 0.62 of 256's
+    assert equal_cost_rate_ratio(work, 256, 4096) == pytest.approx(0.625, abs=0.002)
+    assert equal_cost_rate_ratio(work, 256, 256) == pytest.approx(1.0)
+    assert prefill_work({"general.architecture": "llama"}) is None
+
+    res = FileResults(Path("x.gguf"))
+    for ttft_a, ttft_l in ((0.5, 1.0), (0.6, 1.0)):  # round 2 slower for afm only
+        res.add("prompt ~256", "afm", Cell(ttft_a, tokens=250))
+        res.add("prompt ~256", "llama", Cell(ttft_l, tokens=250))
+    res.add("prompt ~4096", "afm", Cell(10.0, tokens=4000))
+    res.add("prompt ~4096", "llama", Cell(20.0, tokens=4000))
+    res.add("prompt ~4096", "afm", Cell(0.0, error="boom"))
+    res.add("prompt ~4096", "llama", Cell(18.0, tokens=4000))
+    afm = rate_ratios(res, "afm")["prompt ~4096"]
+    assert afm == pytest.approx([(4000 / 10.0) / (250 / 0.5)])  # the failed round is left out
+    assert rate_ratios(res, "llama")["prompt ~4096"] == pytest.approx([0.8, 4000 / 18 / 250])
+    text = "\n".join(render_rates(res, work))
+    assert "prompt ~4096 / prompt ~256" in text and "0.80 (0.80)" in text
+    assert f"{equal_cost_rate_ratio(work, 250, 4000):.2f}" in text

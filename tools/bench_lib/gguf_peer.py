@@ -8,7 +8,12 @@ round, the order alternating between rounds:
 - cold prompts: one request at a time, ``max_tokens`` 1, a prompt of about N tokens of random
   words unique to the request (so no prompt cache helps); TTFT and prompt tokens / TTFT;
   with ``--long`` a 16k prompt once (first round), where the model's context holds it;
-- peak RSS of each server process (``VmHWM``) after load and at the end.
+- peak RSS of each server process (``VmHWM``) after load and at the end;
+- each server's prefill rate at every longer prompt against its rate at the shortest, per
+  round, beside the same ratio if every multiply-add of the model cost the same time
+  (:func:`equal_cost_rate_ratio`, from the file's header): causal attention's share of the work
+  grows with the prompt, so a rate ratio near that figure means both parts of prefill run at
+  one speed.
 
 Each ratio is afm over llama-server within a round (decode: tok/s; prompts: the inverse ratio of
 TTFTs, so above 1 afm is faster), then the median over rounds.
@@ -147,6 +152,7 @@ class Cell:
     value: float  # decode: tok/s; prompt: TTFT seconds
     extra: str = ""
     error: str = ""
+    tokens: int = 0  # prompt: its tokens as the server counted them
 
 
 @dataclass
@@ -158,6 +164,7 @@ class FileResults:
     rss_loaded: dict[str, dict[str, float]] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    work: PrefillWork | None = None
 
     def add(self, row: str, server: str, cell: Cell) -> None:
         if row not in self.rows:
@@ -192,12 +199,56 @@ def prompt_cell(server: Server, words: Words, n: int) -> Cell:
     if not res.ok or res.ttft is None:
         return Cell(0.0, error=res.error)
     tps = f"{res.prompt_tokens / res.ttft:.0f} tok/s" if res.prompt_tokens else ""
-    return Cell(res.ttft, extra=f"{res.prompt_tokens} tok, {tps}")
+    return Cell(res.ttft, extra=f"{res.prompt_tokens} tok, {tps}", tokens=res.prompt_tokens or 0)
+
+
+@dataclass(frozen=True)
+class PrefillWork:
+    """Multiply-adds of a transformer's prefill: ``linear`` a token (its projections and MLP;
+    the LM head runs for the last token only) and ``attention`` a token per earlier position
+    it attends to (Q K^T and P V over all heads)."""
+
+    linear: int
+    attention: int
+
+    def total(self, n: int) -> int:
+        """Multiply-adds of a causal prefill of ``n`` tokens."""
+        return n * self.linear + self.attention * n * (n + 1) // 2
+
+
+def prefill_work(meta: dict[str, Any]) -> PrefillWork | None:
+    """:class:`PrefillWork` from a GGUF header's metadata (None without the needed keys)."""
+    arch = str(meta.get("general.architecture", ""))
+    try:
+        def get(key: str, default: Any = None) -> int:
+            value = meta.get(f"{arch}.{key}", default)
+            if value is None:
+                raise KeyError(key)
+            return int(value)
+
+        hidden, layers, ff = get("embedding_length"), get("block_count"), get("feed_forward_length")
+        heads = get("attention.head_count")
+        kv = get("attention.head_count_kv", heads)
+        hd = get("attention.key_length", hidden // heads)
+        hdv = get("attention.value_length", hd)
+    except (KeyError, TypeError, ValueError):
+        return None
+    linear = layers * (hidden * heads * hd + hidden * kv * (hd + hdv) + heads * hdv * hidden
+                       + 3 * hidden * ff)
+    return PrefillWork(linear=linear, attention=layers * heads * (hd + hdv))
+
+
+def equal_cost_rate_ratio(work: PrefillWork, short: int, long: int) -> float:
+    """The prefill rate (tokens / time) at ``long`` tokens over the rate at ``short`` if every
+    multiply-add took the same time: the most a server can keep of its short-prompt rate unless
+    its attention runs faster than its matmuls."""
+    return (long / work.total(long)) / (short / work.total(short))
 
 
 def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults:
     """Both servers on ``gguf``, ``args.rounds`` interleaved rounds."""
     res = FileResults(gguf)
+    res.work = _file_work(gguf)
     folder = _tokenizer_dir(gguf)
     context = _context(folder)
     words = Words(folder, seed=int(time.time()))
@@ -255,6 +306,15 @@ def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults
     return res
 
 
+def _file_work(gguf: Path) -> PrefillWork | None:
+    from engine import gguf_load
+
+    try:
+        return prefill_work(gguf_load.inspect(gguf).metadata)
+    except gguf_load.GGUFError:
+        return None
+
+
 def _say(gguf: Path, rnd: int, row: str, key: str, res: FileResults) -> None:
     cell = res.cells[(row, key)][-1]
     unit = "tok/s" if row.startswith("decode") else "s TTFT"
@@ -270,6 +330,49 @@ def _ratios(res: FileResults, row: str) -> list[float]:
             continue
         out.append(x.value / y.value if row.startswith("decode") else y.value / x.value)
     return out
+
+
+def rate_ratios(res: FileResults, server: str) -> dict[str, list[float]]:
+    """Per prompt row past the shortest: ``server``'s prefill rate there over its rate at the
+    shortest prompt, round by round (rounds where either failed are left out)."""
+    rows = [r for r in res.rows if r.startswith("prompt")]
+    if not rows:
+        return {}
+    base = res.cells.get((rows[0], server), [])
+    out: dict[str, list[float]] = {}
+    for row in rows[1:]:
+        ratios = []
+        for b, c in zip(base, res.cells.get((row, server), []), strict=False):
+            if b.error or c.error or not (b.value and c.value and b.tokens and c.tokens):
+                continue
+            ratios.append((c.tokens / c.value) / (b.tokens / b.value))
+        out[row] = ratios
+    return out
+
+
+def render_rates(res: FileResults, work: PrefillWork | None) -> list[str]:
+    """The table of prefill rates against the shortest prompt's (empty with one prompt row)."""
+    rows = [r for r in res.rows if r.startswith("prompt")]
+    per = {key: rate_ratios(res, key) for key in ("afm", "llama")}
+    if len(rows) < 2:
+        return []
+    base_tokens = [c.tokens for c in res.cells.get((rows[0], "afm"), []) if c.tokens]
+    table = []
+    for row in rows[1:]:
+        tokens = [c.tokens for c in res.cells.get((row, "afm"), []) if c.tokens]
+        bound = "-"
+        if work is not None and base_tokens and tokens:
+            short, long = int(statistics.median(base_tokens)), int(statistics.median(tokens))
+            bound = f"{equal_cost_rate_ratio(work, short, long):.2f}"
+
+        cells = []
+        for key in ("afm", "llama"):
+            r = per[key].get(row, [])
+            cells.append(" / ".join(f"{x:.2f}" for x in r) +
+                         (f" ({statistics.median(r):.2f})" if r else "-"))
+        table.append([f"{row} / {rows[0]}", *cells, bound])
+    return [md_table(["prefill rate", "afm per round (median)", "llama-server per round (median)",
+                      "if every multiply-add cost the same"], table), ""]
 
 
 def render(results: list[FileResults], args: argparse.Namespace) -> str:
@@ -301,6 +404,7 @@ def render(results: list[FileResults], args: argparse.Namespace) -> str:
         mem = [[key, f"{r.rss_loaded.get(key, {}).get('VmRSS', 0):.0f}",
                 f"{r.rss.get(key, {}).get('VmHWM', 0):.0f}"] for key in ("afm", "llama")]
         lines += [md_table(["server", "RSS after load MiB", "peak RSS MiB (VmHWM)"], mem), ""]
+        lines += render_rates(r, r.work)
         lines += [f"- {n}" for n in r.notes] + ([""] if r.notes else [])
     return "\n".join(lines)
 
