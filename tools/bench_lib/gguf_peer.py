@@ -240,8 +240,9 @@ def prefill_work(meta: dict[str, Any]) -> PrefillWork | None:
 
 def equal_cost_rate_ratio(work: PrefillWork, short: int, long: int) -> float:
     """The prefill rate (tokens / time) at ``long`` tokens over the rate at ``short`` if every
-    multiply-add took the same time: the most a server can keep of its short-prompt rate unless
-    its attention runs faster than its matmuls."""
+    multiply-add took the same time: what a server keeps of its short-prompt rate when its
+    attention and its matmuls run at one speed (more if attention runs faster, or if fixed
+    per-request costs weigh on the short prompt)."""
     return (long / work.total(long)) / (short / work.total(short))
 
 
@@ -332,10 +333,16 @@ def _ratios(res: FileResults, row: str) -> list[float]:
     return out
 
 
+def _prompt_rows(res: FileResults) -> list[str]:
+    """The prompt rows ("prompt ~N"), shortest first."""
+    return sorted((r for r in res.rows if r.startswith("prompt ~")),
+                  key=lambda r: int(r.removeprefix("prompt ~")))
+
+
 def rate_ratios(res: FileResults, server: str) -> dict[str, list[float]]:
     """Per prompt row past the shortest: ``server``'s prefill rate there over its rate at the
     shortest prompt, round by round (rounds where either failed are left out)."""
-    rows = [r for r in res.rows if r.startswith("prompt")]
+    rows = _prompt_rows(res)
     if not rows:
         return {}
     base = res.cells.get((rows[0], server), [])
@@ -352,7 +359,7 @@ def rate_ratios(res: FileResults, server: str) -> dict[str, list[float]]:
 
 def render_rates(res: FileResults, work: PrefillWork | None) -> list[str]:
     """The table of prefill rates against the shortest prompt's (empty with one prompt row)."""
-    rows = [r for r in res.rows if r.startswith("prompt")]
+    rows = _prompt_rows(res)
     per = {key: rate_ratios(res, key) for key in ("afm", "llama")}
     if len(rows) < 2:
         return []
