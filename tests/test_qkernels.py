@@ -310,7 +310,7 @@ SMALL_GEMM = "avx512" in qkernels.supported_isas()  # the tiles' own product (qm
 @pytest.mark.skipif(not SMALL_GEMM, reason="the tiles' own product needs AVX-512")
 @pytest.mark.parametrize("bits", [4, 8])
 @pytest.mark.parametrize("group_size", [32, 128])
-@pytest.mark.parametrize(("n", "k"), [(203, 384), (70, 1152), (6, 256)])
+@pytest.mark.parametrize(("n", "k"), [(203, 384), (70, 1152), (6, 256), (40, 4864)])
 def test_decode_batches_take_the_tiles_own_product(bits: int, group_size: int, n: int,
                                                    k: int) -> None:
     """From blas_rows() to sgemm_rows() rows (decode batches) the tiles are multiplied by the
