@@ -36,13 +36,12 @@ inline float lane_sum(vf v) {
 #endif
 }
 
+// One register block's products over depth [k0, k1) (whole vectors), added lane by lane to acc
+// in k order: the one inner loop of both the single-pass and the depth-blocked products.
 template <int R, int C>
-inline void gemm_micro(const float* x, int ldx, const float* w, int K, float* out, int ldo) {
-  vf acc[R][C];
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c) acc[r][c] = vf{};
-  int k = 0;
-  for (; k + VL <= K; k += VL) {
+inline void gemm_accumulate(const float* x, int ldx, const float* w, int K, int k0, int k1,
+                            vf (&acc)[R][C]) {
+  for (int k = k0; k < k1; k += VL) {
     vf xv[R];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) xv[r] = loadf(x + size_t(r) * ldx + k);
@@ -53,6 +52,15 @@ inline void gemm_micro(const float* x, int ldx, const float* w, int K, float* ou
       for (int r = 0; r < R; ++r) acc[r][c] = fmadd(xv[r], wv, acc[r][c]);
     }
   }
+}
+
+template <int R, int C>
+inline void gemm_micro(const float* x, int ldx, const float* w, int K, float* out, int ldo) {
+  vf acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = vf{};
+  const int k = K / VL * VL;
+  gemm_accumulate<R, C>(x, ldx, w, K, 0, k, acc);
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
       float s = lane_sum(acc[r][c]);
@@ -87,17 +95,7 @@ inline void gemm_micro_part(const float* x, int ldx, const float* w, int K, int 
   vf a[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) a[r][c] = loadf(acc + size_t(r * C + c) * VL);
-  for (int k = k0; k < k1; k += VL) {
-    vf xv[R];
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) xv[r] = loadf(x + size_t(r) * ldx + k);
-#pragma GCC unroll 8
-    for (int c = 0; c < C; ++c) {
-      const vf wv = loadf(w + size_t(c) * K + k);
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) a[r][c] = fmadd(xv[r], wv, a[r][c]);
-    }
-  }
+  gemm_accumulate<R, C>(x, ldx, w, K, k0, k1, a);
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) *reinterpret_cast<vf_u*>(acc + size_t(r * C + c) * VL) = a[r][c];
 }
