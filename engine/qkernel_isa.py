@@ -17,6 +17,14 @@ activations: on SmolLM2-135M-Instruct (GGUF Q4_1) it turns "The capital of Franc
 into noise (README, "Fidelity on real weights"). So ``"auto"`` times only the exact float paths
 unless ``AFM_QMM_INT8=1`` opts in to the int8 ones. ``AFM_QMM_ISA`` forces one path, and then
 nothing is timed.
+
+One row of x (decode at batch 1) may take another path: ``vnni-int8x3`` holds x as three int8
+digit planes (to 2^-24 of each group's largest value, float32's own precision; the integer dot
+products are exact), so its outputs meet the exact paths' tolerance, and it streams 8-bit
+weights at about the memory's speed where the float paths convert every code (Qwen2.5-0.5B's
+8-bit LM head on Zen 4: 4.9-5.2 ms against 7.7-8.1). It is timed at one row against the path
+chosen for that bit width and runs for one-row products where it is faster
+(``set_row_isa``); ``AFM_QMM_PLANES=0`` keeps one-row products on the chosen path.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import mlx.core as mx
@@ -33,6 +41,8 @@ import mlx.nn as nn
 TIMED = ("avx512", "avx512-256", "avx2")  # the exact float paths worth timing against each other
 INT8 = ("vnni-int8", "avx2-int8")  # the int8-activation paths
 INT8_ENV = "AFM_QMM_INT8"
+PLANES_ENV = "AFM_QMM_PLANES"
+ROW_GAIN = 0.95  # a one-row path must be this much faster than the chosen one to replace it
 ROWS = (1, 16)  # one decode stream, and a continuous batch
 TIMED_BYTES = 16 << 20  # the largest layer up to this size stands for the model
 REPEATS = 3
@@ -46,18 +56,32 @@ class IsaTiming:
     shape: tuple[int, int]
     ms: dict[str, float]  # per path: geometric mean over ROWS of the best call time
     chosen: str
+    row_ms: dict[str, float] = field(default_factory=dict)  # one row: chosen and plane paths
+    row_chosen: str | None = None  # the one-row path where it is not ``chosen``
+    row_shape: tuple[int, int] | None = None  # the layer timed at one row (the largest)
 
     def describe(self) -> str:
         others = ", ".join(f"{isa} {ms:.2f} ms" for isa, ms in self.ms.items()
                            if isa != self.chosen)
-        return (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms against "
+        text = (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms against "
                 f"{others} on a {self.shape[0]}x{self.shape[1]} layer)")
+        if self.row_chosen and self.row_shape:
+            text += (f", one row: {self.row_chosen} ({self.row_ms[self.row_chosen]:.2f} ms "
+                     f"against {self.row_ms[self.chosen]:.2f} on a {self.row_shape[0]}x"
+                     f"{self.row_shape[1]} layer)")
+        return text
 
 
 def int8_allowed() -> bool:
     """Whether ``"auto"`` may pick a path that rounds activations to int8 (``AFM_QMM_INT8=1``;
     default off: it changes real models' greedy answers)."""
     return os.environ.get(INT8_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def planes_allowed() -> bool:
+    """Whether one-row products may take the digit-plane path (``AFM_QMM_PLANES``, default on:
+    its outputs meet the exact paths' tolerance)."""
+    return os.environ.get(PLANES_ENV, "").strip().lower() not in ("0", "false", "off", "no")
 
 
 def candidates(ext: Any) -> list[str]:
@@ -94,9 +118,11 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
     for layer in layers:
         by_bits.setdefault(layer.bits, []).append(layer)
     paths = candidates(ext)
+    planes = ([isa for isa in ext.plane_isas() if isa not in paths]
+              if planes_allowed() and hasattr(ext, "plane_isas") else [])
     timings = []
     for bits, group in sorted(by_bits.items()):
-        if len(paths) < 2:
+        if len(paths) < 2 and not planes:
             ext.set_auto_isa(bits, paths[0] if paths else "auto")
             continue
         layer = _layer_for(group)
@@ -114,5 +140,27 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
               for isa in paths}
         chosen = min(ms, key=ms.__getitem__)
         ext.set_auto_isa(bits, chosen)
-        timings.append(IsaTiming(bits, (n, k), ms, chosen))
+        timing = IsaTiming(bits, (n, k), ms, chosen)
+        if planes:  # on the layer that costs most at one row: the LM head, where there is one
+            big = max(group, key=lambda m: m["weight"].nbytes)
+            kb = big["weight"].shape[1] * 32 // bits
+            timing.row_shape = (big["weight"].shape[0], kb)
+            x1 = mx.random.normal((1, kb), key=mx.random.key(1))
+            timing.row_ms = _one_row(ext, big, x1, [chosen, *planes])
+            fastest = min(planes, key=timing.row_ms.__getitem__)
+            if timing.row_ms[fastest] < ROW_GAIN * timing.row_ms[chosen]:
+                ext.set_row_isa(bits, fastest)
+                timing.row_chosen = fastest
+        timings.append(timing)
     return timings
+
+
+def _one_row(ext: Any, layer: nn.Module, x: mx.array, paths: list[str]) -> dict[str, float]:
+    """Best one-row call milliseconds of each path (a warm-up round first)."""
+    best = dict.fromkeys(paths, math.inf)
+    for repeat in range(REPEATS + 1):
+        for isa in paths:
+            t = _time(ext, layer, x, isa)
+            if repeat:
+                best[isa] = min(best[isa], t)
+    return {isa: 1000 * t for isa, t in best.items()}

@@ -94,6 +94,12 @@ def int8_isas() -> list[str]:
     return list(_ext.int8_isas()) if _ext and hasattr(_ext, "int8_isas") else []
 
 
+def plane_isas() -> list[str]:
+    """Paths this CPU runs that take activations as three int8 digit planes: float32-level
+    activations, exact integer dot products (``vnni-int8x3``; [] without the extension)."""
+    return list(_ext.plane_isas()) if _ext and hasattr(_ext, "plane_isas") else []
+
+
 def default_isa() -> str | None:
     """The path ``isa="auto"`` takes (``AFM_QMM_ISA`` or the best supported)."""
     return _ext.default_isa() if _ext else None

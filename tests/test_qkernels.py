@@ -142,6 +142,8 @@ def test_batched_strided_and_half_precision_inputs() -> None:
 INT8 = qkernels.int8_isas()  # paths rounding activations to int8 per group (group size)
 INT8_CASES = [(isa, bits) for isa in INT8 for bits in (4, 8)]
 INT8_RMS_TOL = 0.015  # RMS of the shift from the exact output / RMS of the output
+PLANES = qkernels.plane_isas()  # x as three int8 digit planes: float32-level activations
+PLANE_CASES = [(isa, bits) for isa in PLANES for bits in (4, 8)]
 
 
 def _rounded(x: mx.array, block: int) -> mx.array:
@@ -199,7 +201,7 @@ def test_int8_paths_handle_zero_and_huge_activations(isa: str) -> None:
     _check(out, xr, wq, s, b, 64, 4, split=True)
 
 
-@pytest.mark.parametrize("isa", [*INT8, *ISAS])
+@pytest.mark.parametrize("isa", [*INT8, *PLANES, *ISAS])
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 def test_non_finite_activations_give_non_finite_outputs(isa: str, bad: float) -> None:
     """A NaN or infinity in x reaches its outputs on every path (the int8 paths give NaN: the
@@ -209,6 +211,48 @@ def test_non_finite_activations_give_non_finite_outputs(isa: str, bad: float) ->
     out = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
     assert not mx.any(mx.isfinite(out[1])).item()
     assert mx.all(mx.isfinite(out[::2])).item()
+
+
+@pytest.mark.parametrize(("isa", "bits"), PLANE_CASES)
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize("rows", [1, 2, 3, 8])
+def test_digit_planes_keep_the_exact_paths_accuracy(
+    isa: str, bits: int, group_size: int, rows: int
+) -> None:
+    """Three int8 planes hold x to 2^-24 of each group's largest value: the outputs meet the
+    float paths' tolerance against MLX, and are ~1000x closer to it than one int8 plane."""
+    x, wq, s, b = _case(rows, 136, 384, group_size, bits, seed=rows)
+    out = qkernels.quantized_matmul(x, wq, s, b, group_size, bits, isa=isa)
+    _check(out, x, wq, s, b, group_size, bits)
+    exact = mx.quantized_matmul(x, wq, s, b, transpose=True, group_size=group_size, bits=bits)
+    for int8 in INT8:
+        coarse = qkernels.quantized_matmul(x, wq, s, b, group_size, bits, isa=int8)
+        assert mx.abs(out - exact).max().item() * 300 < mx.abs(coarse - exact).max().item()
+
+
+@pytest.mark.parametrize(("isa", "bits"), PLANE_CASES)
+@pytest.mark.parametrize(
+    ("rows", "n", "k", "group_size"),
+    [(1, 1, 128, 32), (3, 13, 128, 128), (5, 77, 256, 64), (17, 3, 640, 128), (31, 250, 96, 32),
+     (7, 1001, 512, 64), (12, 9, 1536, 64)],
+)
+def test_digit_planes_on_odd_shapes(
+    isa: str, bits: int, rows: int, n: int, k: int, group_size: int
+) -> None:
+    x, wq, s, b = _case(rows, n, k, group_size, bits, seed=rows + n)
+    _check(qkernels.quantized_matmul(x, wq, s, b, group_size, bits, isa=isa),
+           x, wq, s, b, group_size, bits)
+
+
+@pytest.mark.parametrize("isa", PLANES)
+def test_digit_planes_handle_zero_and_huge_activations(isa: str) -> None:
+    """An all-zero group gives zero planes; an outlier of 1e4 leaves its group's other values
+    held to 1e4 * 2^-24 (one int8 plane: to 1e4 / 254)."""
+    x, wq, s, b = _case(2, 40, 256, 64, 4)
+    x[0, :64] = 0.0
+    x[1, 3] = 1e4
+    out = qkernels.quantized_matmul(x, wq, s, b, 64, 4, isa=isa)
+    _check(out, x, wq, s, b, 64, 4, split=True)
 
 
 def test_environment_forces_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -587,6 +631,47 @@ def test_by_default_auto_stays_on_the_exact_paths(monkeypatch, int8: str | None)
     assert qkernels.auto_isa(4) in ISAS and qkernels.auto_isa(8) in ISAS
     out = model.layers[1](model.layers[0](x))
     assert mx.allclose(out, ref, rtol=1e-4, atol=1e-4).item()
+
+
+@pytest.mark.skipif(not PLANES, reason="no digit-plane path on this CPU")
+@pytest.mark.parametrize("planes", [None, "0"])
+def test_one_row_products_take_the_digit_planes_where_faster(monkeypatch, planes) -> None:
+    """At load the digit-plane path is timed at one row against each bit width's chosen path
+    and runs one-row products where it is >5% faster (unless ``AFM_QMM_PLANES=0``); products
+    of more rows keep the chosen path, bit for bit."""
+    monkeypatch.delenv("AFM_QMM_ISA", raising=False)
+    monkeypatch.delenv("AFM_QMM_INT8", raising=False)
+    if planes is None:
+        monkeypatch.delenv("AFM_QMM_PLANES", raising=False)
+    else:
+        monkeypatch.setenv("AFM_QMM_PLANES", planes)
+    model = _mixed_model()
+    assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
+    for t in qkernels.time_paths(model):
+        row = qkernels._ext.row_isa(t.bits)
+        if planes == "0":
+            assert not t.row_ms and t.row_chosen is None and row == t.chosen
+        elif t.row_chosen is None:
+            assert set(t.row_ms) == {t.chosen, *PLANES} and row == t.chosen
+        else:
+            assert t.row_ms[t.row_chosen] < 0.95 * t.row_ms[t.chosen] and row == t.row_chosen
+            assert f"one row: {t.row_chosen}" in t.describe()
+
+
+@pytest.mark.skipif(not PLANES, reason="no digit-plane path on this CPU")
+def test_one_row_path_applies_to_one_row_only() -> None:
+    x, wq, s, b = _case(4, 200, 512, 32, 8, seed=3)
+    qkernels._ext.set_auto_isa(8, ISAS[0])
+    qkernels._ext.set_row_isa(8, PLANES[0])
+    assert qkernels._ext.row_isa(8) == PLANES[0] and qkernels._ext.auto_isa(8) == ISAS[0]
+    for rows in (1, 2, 4):
+        auto = qkernels.quantized_matmul(x[:rows], wq, s, b, 32, 8)
+        isa = PLANES[0] if rows == 1 else ISAS[0]
+        assert mx.array_equal(auto, qkernels.quantized_matmul(x[:rows], wq, s, b, 32, 8, isa=isa))
+    qkernels._ext.set_auto_isa(8, ISAS[0])  # a new choice for all rows resets the one-row one
+    assert qkernels._ext.row_isa(8) == ISAS[0]
+    with pytest.raises(ValueError, match="bits"):
+        qkernels._ext.set_row_isa(5, PLANES[0])
 
 
 def test_auto_path_setter_checks_its_arguments() -> None:

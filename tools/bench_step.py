@@ -103,8 +103,9 @@ def path_ab(model: object, batch: int, steps: int, paths: list[str]) -> dict[str
     times: dict[str, list[float]] = {p: [] for p in paths}
     for step in range(steps):
         path = paths[(step // 4) % len(paths)]
-        for bits in (4, 8):
-            qkernels._ext.set_auto_isa(bits, path)  # noqa: SLF001 - what "auto" runs
+        at4, _, at8 = path.partition("/")  # "P" at both bit widths, or "P4/P8"
+        for bits, isa in ((4, at4), (8, at8 or at4)):
+            qkernels._ext.set_auto_isa(bits, isa)  # noqa: SLF001 - what "auto" runs
         t0 = time.perf_counter()
         tok = mx.argmax(model(tok[:, None], cache=cache)[:, -1, :], axis=-1)  # type: ignore[operator]
         mx.eval(tok)
@@ -189,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", choices=[v for _, v in VARIANTS],
                         help="decode variants to time (default: all)")
     parser.add_argument("--paths", nargs=2, metavar="PATH",
-                        help="instead: two kernel paths, alternated in one process")
+                        help="instead: two kernel paths, alternated in one process (PATH at "
+                             "both bit widths, or PATH4/PATH8)")
     args = parser.parse_args(argv)
     variants = [(label, v) for label, v in VARIANTS if not args.variants or v in args.variants]
     blas_report()

@@ -46,8 +46,13 @@ NB_MODULE(_afm_qmm, m) {
   m.def("supported_isas", &afm::supported_isas, "Instruction sets this CPU can run, best first.");
   m.def("int8_isas", &afm::int8_isas,
         "Paths this CPU runs that round activations to int8 (vnni-int8, avx2-int8).");
+  m.def("plane_isas", &afm::plane_isas,
+        "Paths this CPU runs that take activations as three int8 digit planes (vnni-int8x3).");
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
   m.def("auto_isa", &afm::auto_isa, "bits"_a, "The path 'auto' runs at these bits.");
+  m.def("row_isa", &afm::row_isa, "bits"_a, "The path 'auto' runs for one row of x at these bits.");
+  m.def("set_row_isa", &afm::set_row_isa, "bits"_a, "isa"_a,
+        "Make 'auto' run this path for one row of x at these bits ('auto': as for more rows).");
   m.def("set_auto_isa", &afm::set_auto_isa, "bits"_a, "isa"_a,
         "Make 'auto' run this path at these bits ('auto' resets; AFM_QMM_ISA still wins).");
   m.def("set_num_threads", &afm::set_num_threads, "n"_a, "Threads per call; <= 0 resets.");

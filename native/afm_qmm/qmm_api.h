@@ -24,6 +24,9 @@ struct QmmArgs {
   // exact), so the sums are the same bits as with float32 copies of them
   const uint16_t* hscales = nullptr;
   const uint16_t* hbiases = nullptr;
+  // digit planes per row of x (the *_x3 int8 kernels: 3, xq / xd / xsum then hold 3 rows per
+  // row of x; qmm_int8.h)
+  int planes = 1;
 };
 
 // The long-prompt attention kernel's two products on AMX bfloat16 tiles (qmm_amx.cpp; inexact,
@@ -140,6 +143,10 @@ const AmxAttention* amx_attention();  // nullptr where the tiles cannot run
 // rounded x (xsum) from a.x first.
 void qmm_vnni(const QmmArgs& a, int n0, int n1);
 void qmm_vnni_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
+// The same products with x as three int8 digit planes (float32-level accuracy, exact integer
+// dot products); *_quant3 fills 3 rows of xq, xd and xsum per row of x.
+void qmm_vnni_x3(const QmmArgs& a, int n0, int n1);
+void qmm_vnni_quant3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);
 void qmm_avx2_int8_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 #endif

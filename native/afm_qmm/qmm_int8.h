@@ -24,6 +24,15 @@
 // Scales and biases are read as stored, float32 or float16 (QmmArgs::hscales: widened 8 at a
 // time by VCVTPH2PS, exactly, so both give the same bits).
 //
+// Digit planes (the *_x3 entries, QmmArgs::planes = 3): each row of x as three int8 rows at
+// per-group scales d, d / 254 and d / 254^2 (plane 0 as above, each next plane the rounding of
+// what the planes before it left over), so x = d * (q0 + q1 / 254 + q2 / 254^2) to within
+// d / 254^2 / 2 = max|x| / 16.4M per value: the int8 rounding error is gone to float32's own
+// precision (2^-24 of the group's largest value), and each plane's integer dot products are
+// exact. One weight load feeds all three planes' dot products (three VNNI instructions where
+// the float path needs 4-8 instructions per 8 weights), and the three planes' float sums add
+// into one accumulator per output.
+//
 // xq order: 8-bit weights take x in natural order. 4-bit weights are unpacked as the low
 // nibbles (values 2i) and the high nibbles (values 2i + 1) of a run of bytes, so xq holds each
 // chunk of 64 values as its even values, then its odd ones (a last 32 values likewise).
@@ -36,6 +45,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "qmm_api.h"
 
@@ -145,7 +155,9 @@ inline void dot64(__m256i (&acc)[R][NR], const uint8_t* const (&w)[NR], const in
 // accumulator per output. 4-bit weights at group size 32 go two groups at a time:
 // one 32-byte load of 64 codes, whose low and high nibbles meet the chunk's even and odd xq, and
 // int32 lanes 0-3 then hold the first group's sums and lanes 4-7 the second's.
-template <int BITS, int GS, int R, int NR, bool HALF>
+constexpr int kPlanes = 3;  // digit planes per row of x (the *_x3 entries)
+
+template <int BITS, int GS, int R, int NR, bool HALF, bool PLANES = false>
 inline void tile(const QmmArgs& a, int m0, int n) {
   const int K = a.K, G = K / GS;
   const size_t wrow = size_t(K) * BITS / 8;
@@ -154,9 +166,11 @@ inline void tile(const QmmArgs& a, int m0, int n) {
   const uint8_t* w[NR];
   for (int t = 0; t < NR; ++t)
     w[t] = reinterpret_cast<const uint8_t*>(a.w) + size_t(n + t) * wrow;
-  const int8_t* xq = a.xq + size_t(m0) * K;
-  const float* xd = a.xd + size_t(m0) * G;
-  const float* xsum = a.xsum + size_t(m0) * G;
+  // PLANES: the R rows of xq are the digit planes of output rows m0, m0 + 1, ... (kPlanes each)
+  const size_t x0 = PLANES ? size_t(m0) * kPlanes : size_t(m0);
+  const int8_t* xq = a.xq + x0 * K;
+  const float* xd = a.xd + x0 * G;
+  const float* xsum = a.xsum + x0 * G;
   const __m256i low = _mm256_set1_epi8(15);
   __m256 facc[R][NR];
   for (int r = 0; r < R; ++r)
@@ -246,19 +260,28 @@ inline void tile(const QmmArgs& a, int m0, int n) {
       fold(acc, f, _mm256_set1_epi32(j));
     }
   }
-  for (int r = 0; r < R; ++r)
-    for (int t = 0; t < NR; ++t) a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]);
+  if constexpr (PLANES) {
+    for (int r = 0; r < R; r += kPlanes)
+      for (int t = 0; t < NR; ++t) {
+        __m256 v = facc[r][t];
+        for (int p = 1; p < kPlanes; ++p) v = _mm256_add_ps(v, facc[r + p][t]);
+        a.out[size_t(m0 + r / kPlanes) * a.N + n + t] = hsum(v);
+      }
+  } else {
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < NR; ++t) a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]);
+  }
 }
 
-template <int BITS, int GS, int R, int NR>
+template <int BITS, int GS, int R, int NR, bool PLANES = false>
 inline void block(const QmmArgs& a, int m0, int n0, int n1) {
   int n = n0;
   if (a.hscales) {
-    for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR, true>(a, m0, n);
-    for (; n < n1; ++n) tile<BITS, GS, R, 1, true>(a, m0, n);
+    for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR, true, PLANES>(a, m0, n);
+    for (; n < n1; ++n) tile<BITS, GS, R, 1, true, PLANES>(a, m0, n);
   } else {
-    for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR, false>(a, m0, n);
-    for (; n < n1; ++n) tile<BITS, GS, R, 1, false>(a, m0, n);
+    for (; n + NR <= n1; n += NR) tile<BITS, GS, R, NR, false, PLANES>(a, m0, n);
+    for (; n < n1; ++n) tile<BITS, GS, R, 1, false, PLANES>(a, m0, n);
   }
 }
 
@@ -269,6 +292,14 @@ inline void block(const QmmArgs& a, int m0, int n0, int n1) {
 // is compute-bound and 2 weight rows sharing each activation load are ~5% faster.
 template <int BITS, int GS>
 void rows(const QmmArgs& a, int n0, int n1) {
+  if (a.planes == kPlanes) {  // one pass over the weights per two rows of x, planes together
+    int m = 0;
+#if QMM_I8_VNNI  // 32 vector registers: two rows' planes at once
+    for (; m + 2 <= a.M; m += 2) block<BITS, GS, 2 * kPlanes, 1, true>(a, m, n0, n1);
+#endif
+    for (; m < a.M; ++m) block<BITS, GS, kPlanes, 1, true>(a, m, n0, n1);
+    return;
+  }
   int m = 0;
   if (a.M >= 8)
     for (; m + 4 <= a.M; m += 4) block<BITS, GS, 4, 2>(a, m, n0, n1);
@@ -321,13 +352,23 @@ inline int hsum_i(__m256i v) {
 
 }  // namespace
 
-void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
-  const int K = a.K, GS = a.group_size, G = K / GS;
+namespace {
+
+// One row x[:K] rounded to int8 per group of GS values: q = round(x / d) with d = max|x| / 127
+// over the group, or d = fixed[g] where fixed is given (a digit plane); writes d to xd, the sum
+// of the rounded values times d to xsum, and where resid is given x - q * d (natural order),
+// then puts q in the kernel's order (4 bits: each chunk's evens, then its odds).
+void quant_row(const float* xr, int K, int GS, int bits, const float* fixed, int8_t* q,
+               float* xd, float* xsum, float* resid) {
+  const int G = K / GS;
   const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
-  for (int m = 0; m < a.M; ++m) {
-    int8_t* q = xq + size_t(m) * K;
-    for (int g = 0; g < G; ++g) {
-      const float* x = a.x + size_t(m) * K + size_t(g) * GS;
+  for (int g = 0; g < G; ++g) {
+    const float* x = xr + size_t(g) * GS;
+    float d, inv;
+    if (fixed) {
+      d = fixed[g];
+      inv = std::isfinite(d) && d > 0.f ? 1.f / d : 0.f;
+    } else {
       // max |x| on the bit patterns: they order like the values, and NaN above infinity
       __m256i mx = _mm256_setzero_si256();
       for (int i = 0; i < GS; i += 8)
@@ -339,30 +380,78 @@ void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
       // a NaN or infinity makes the group's scale NaN, so the outputs it feeds are NaN (as on
       // the float paths) rather than finite values computed from clipped codes
       const bool finite = std::isfinite(amax);
-      const float d = finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
-      xd[size_t(m) * G + g] = d;
-      const __m256 inv = _mm256_set1_ps(finite && amax > 0.f ? 127.f / amax : 0.f);
-      __m256i sum = _mm256_setzero_si256();
-      for (int i = 0; i < GS; i += 32) sum = round32(x + i, inv, q + size_t(g) * GS + i, sum);
-      xsum[size_t(m) * G + g] = d * float(hsum_i(sum));
+      d = finite ? amax / 127.f : std::numeric_limits<float>::quiet_NaN();
+      inv = finite && amax > 0.f ? 127.f / amax : 0.f;
     }
-    if (a.bits == 8) continue;
-    // 4 bits: each chunk of 64 values (two groups of 32 at group size 32) as its evens, then
-    // its odds; a last 32 values (an odd count of 32-value groups) as its 16 evens, then odds
-    int c = 0;
-    for (; c + 64 <= K; c += 64) {
-      __m256i* out = reinterpret_cast<__m256i*>(q + c);
-      const __m256i v0 = split_even_odd(_mm256_loadu_si256(out));
-      const __m256i v1 = split_even_odd(_mm256_loadu_si256(out + 1));
-      _mm256_storeu_si256(out, _mm256_permute2x128_si256(v0, v1, 0x20));
-      _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(v0, v1, 0x31));
+    xd[g] = d;
+    const __m256 iv = _mm256_set1_ps(inv);
+    __m256i sum = _mm256_setzero_si256();
+    for (int i = 0; i < GS; i += 32) sum = round32(x + i, iv, q + size_t(g) * GS + i, sum);
+    xsum[g] = d * float(hsum_i(sum));
+    if (resid) {
+      const __m256 dv = _mm256_set1_ps(d);
+      for (int i = 0; i < GS; i += 8) {
+        const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + size_t(g) * GS + i));
+        const __m256 qv = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+        _mm256_storeu_ps(resid + size_t(g) * GS + i,
+                         _mm256_fnmadd_ps(qv, dv, _mm256_loadu_ps(x + i)));
+      }
     }
-    if (c < K) {
-      __m256i* out = reinterpret_cast<__m256i*>(q + c);
-      _mm256_storeu_si256(out, split_even_odd(_mm256_loadu_si256(out)));
+  }
+  if (bits == 8) return;
+  // 4 bits: each chunk of 64 values (two groups of 32 at group size 32) as its evens, then
+  // its odds; a last 32 values (an odd count of 32-value groups) as its 16 evens, then odds
+  int c = 0;
+  for (; c + 64 <= K; c += 64) {
+    __m256i* out = reinterpret_cast<__m256i*>(q + c);
+    const __m256i v0 = split_even_odd(_mm256_loadu_si256(out));
+    const __m256i v1 = split_even_odd(_mm256_loadu_si256(out + 1));
+    _mm256_storeu_si256(out, _mm256_permute2x128_si256(v0, v1, 0x20));
+    _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(v0, v1, 0x31));
+  }
+  if (c < K) {
+    __m256i* out = reinterpret_cast<__m256i*>(q + c);
+    _mm256_storeu_si256(out, split_even_odd(_mm256_loadu_si256(out)));
+  }
+}
+
+}  // namespace
+
+void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
+  const int K = a.K, G = K / a.group_size;
+  for (int m = 0; m < a.M; ++m)
+    quant_row(a.x + size_t(m) * K, K, a.group_size, a.bits, nullptr, xq + size_t(m) * K,
+              xd + size_t(m) * G, xsum + size_t(m) * G, nullptr);
+}
+
+#ifdef QMM_I8_ENTRY3
+// The digit planes of each row of x: rows m * kPlanes + p of xq, xd and xsum hold plane p of
+// row m; plane p + 1 rounds plane p's remainder at a step 254 times finer.
+void QMM_I8_QUANT3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
+  const int K = a.K, G = K / a.group_size;
+  std::vector<float> rest(2 * size_t(K)), fixed(G);
+  for (int m = 0; m < a.M; ++m) {
+    const float* src = a.x + size_t(m) * K;
+    for (int p = 0; p < kPlanes; ++p) {
+      const size_t row = size_t(m) * kPlanes + p;
+      float* dst = p + 1 < kPlanes ? rest.data() + size_t(p % 2) * K : nullptr;
+      quant_row(src, K, a.group_size, a.bits, p ? fixed.data() : nullptr, xq + row * K,
+                xd + row * G, xsum + row * G, dst);
+      for (int g = 0; g < G; ++g) fixed[g] = xd[row * G + g] / 254.f;
+      src = dst;
     }
   }
 }
+
+void QMM_I8_ENTRY3(const QmmArgs& a, int n0, int n1) {
+  QmmArgs p = a;
+  p.planes = kPlanes;
+  qmm_dispatch(p, [&](auto bits, auto gs) {
+    rows<decltype(bits)::value, decltype(gs)::value>(p, n0, n1);
+  });
+}
+
+#endif
 
 void QMM_I8_ENTRY(const QmmArgs& a, int n0, int n1) {
   qmm_dispatch(a, [&](auto bits, auto gs) {

@@ -43,6 +43,7 @@ bool cpu_has(Isa isa) {
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
           __builtin_cpu_supports("f16c");
     case Isa::VnniInt8:
+    case Isa::VnniInt8x3:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
           __builtin_cpu_supports("fma");
@@ -70,6 +71,8 @@ const char* isa_name(Isa isa) {
       return "avx2-int8";
     case Isa::VnniInt8:
       return "vnni-int8";
+    case Isa::VnniInt8x3:
+      return "vnni-int8x3";
     default:
       return "portable";
   }
@@ -83,9 +86,10 @@ Isa parse_isa(const std::string& s) {
   if (s == "portable") return Isa::Portable;
   if (s == "avx2-int8") return Isa::Avx2Int8;
   if (s == "vnni-int8") return Isa::VnniInt8;
+  if (s == "vnni-int8x3") return Isa::VnniInt8x3;
   throw std::invalid_argument(
-      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx512-256, avx2, vnni-int8, avx2-int8, "
-      "portable)");
+      "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx512-256, avx2, vnni-int8, vnni-int8x3, "
+      "avx2-int8, portable)");
 }
 
 Isa best_isa() {
@@ -100,6 +104,14 @@ std::atomic<int> g_auto_isa[2] = {0, 0};
 
 std::atomic<int>& auto_slot(int bits) {
   return g_auto_isa[bits == 8 ? 1 : 0];
+}
+
+// What "auto" runs for products of one row of x (decode at batch 1) at 4 and 8 bits, where the
+// engine timed a one-row path faster than the batch's (0: the same as auto_slot's).
+std::atomic<int> g_row_isa[2] = {0, 0};
+
+std::atomic<int>& row_slot(int bits) {
+  return g_row_isa[bits == 8 ? 1 : 0];
 }
 
 // The environment, read once (at import, or when the Python side calls reload_environment after
@@ -151,9 +163,13 @@ Isa env_isa() {
   return Isa(g_env_isa.load());
 }
 
-Isa resolve(Isa isa, int bits = 0) {
+Isa resolve(Isa isa, int bits = 0, int rows = 0) {
   if (isa == Isa::Auto) {  // AFM_QMM_ISA, else the path timed at these bits, else the widest
     isa = env_isa();
+    if (isa == Isa::Auto && bits && rows == 1) {
+      const int timed = row_slot(bits).load();
+      if (timed) return Isa(timed);
+    }
     if (isa == Isa::Auto && bits) {
       const int timed = auto_slot(bits).load();
       if (timed) return Isa(timed);  // checked against the CPU when it was set
@@ -170,6 +186,7 @@ Kernel kernel_for(Isa isa) {
   if (isa == Isa::Avx512) return qmm_avx512;
   if (isa == Isa::Avx512x256) return qmm_avx512_256;
   if (isa == Isa::VnniInt8) return qmm_vnni;
+  if (isa == Isa::VnniInt8x3) return qmm_vnni_x3;
   if (isa == Isa::Avx2Int8) return qmm_avx2_int8;
   if (isa == Isa::Avx2) return qmm_avx2;
 #endif
@@ -221,9 +238,18 @@ using Quant = void (*)(const QmmArgs&, int8_t*, float*, float*);
 Quant quant_for(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_vnni) return qmm_vnni_quant;
+  if (kernel == qmm_vnni_x3) return qmm_vnni_quant3;
   if (kernel == qmm_avx2_int8) return qmm_avx2_int8_quant;
 #endif
   return nullptr;
+}
+
+// Rows of xq, xd and xsum an int8 kernel's quantization writes per row of x.
+int planes_for(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_vnni_x3) return 3;
+#endif
+  return 1;
 }
 
 int env_threads() {
@@ -486,14 +512,22 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
   std::vector<int8_t> xq;
-  std::vector<float> xd;
+  std::vector<float> xd, xs;
   std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
   if (Quant quant = quant_for(kernel)) {
-    xq.resize(size_t(a.M) * a.K);
-    xd.resize(size_t(a.M) * (a.K / a.group_size));
-    quant(a, xq.data(), xd.data(), const_cast<float*>(a.xsum));
+    const int planes = planes_for(kernel);
+    const size_t rows = size_t(a.M) * planes, G = a.K / a.group_size;
+    xq.resize(rows * a.K);
+    xd.resize(rows * G);
+    float* xsum = const_cast<float*>(a.xsum);
+    if (planes > 1) {  // the caller's xsum holds one row per row of x
+      xs.resize(rows * G);
+      xsum = xs.data();
+    }
+    quant(a, xq.data(), xd.data(), xsum);
     ai.xq = xq.data();
     ai.xd = xd.data();
+    ai.xsum = xsum;
   } else {
     group_sums(a);
     const Prep prep = prep_for(kernel);
@@ -542,6 +576,12 @@ std::vector<std::string> int8_isas() {
   return out;
 }
 
+std::vector<std::string> plane_isas() {
+  std::vector<std::string> out;
+  if (cpu_has(Isa::VnniInt8x3)) out.push_back(isa_name(Isa::VnniInt8x3));
+  return out;
+}
+
 Isa resolve_isa(const std::string& isa) {
   return resolve(parse_isa(isa));
 }
@@ -560,6 +600,19 @@ void set_auto_isa(int bits, const std::string& isa) {
   if (i != Isa::Auto && !cpu_has(i))
     throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
   auto_slot(bits).store(int(i));
+  row_slot(bits).store(0);  // a new choice for all rows replaces the one-row one
+}
+
+std::string row_isa(int bits) {
+  return isa_name(resolve(Isa::Auto, bits, 1));
+}
+
+void set_row_isa(int bits, const std::string& isa) {
+  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
+  const Isa i = parse_isa(isa);
+  if (i != Isa::Auto && !cpu_has(i))
+    throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
+  row_slot(bits).store(int(i));
 }
 
 void set_num_threads(int n) {
@@ -640,7 +693,7 @@ HotPool::~HotPool() {
 void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
               const void* biases, bool half_scales, int N, int K, int group_size, int bits,
               float* xsum, float* out, int row_threads) {
-  const Isa isa = resolve(Isa::Auto, bits);
+  const Isa isa = resolve(Isa::Auto, bits, M);
   const bool blas = env_isa() == Isa::Auto;
   const int blas_at = blas ? g_blas_rows.load() : 0;
   QmmArgs a{x, w, nullptr, nullptr, xsum, out, M, N, K, group_size, bits};
@@ -690,7 +743,8 @@ mx::array quantized_matmul(
       scales.shape(1) != K / group_size || biases.shape() != scales.shape())
     throw std::invalid_argument("afm_qmm: shapes of x, w, scales and biases do not match");
   const Isa asked = parse_isa(isa_s);
-  Isa isa = resolve(asked, bits);
+  const int rows = K ? int(x.size() / K) : 0;
+  Isa isa = resolve(asked, bits, rows);
   const bool blas = asked == Isa::Auto && env_isa() == Isa::Auto;
   auto s = mx::default_stream(mx::Device::cpu);
   // evaluated row-contiguous arrays (weights, usually) go in as they are: fewer graph nodes

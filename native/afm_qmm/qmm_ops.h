@@ -17,7 +17,7 @@ namespace afm {
 namespace mx = mlx::core;
 
 enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3, Avx2Int8 = 4, VnniInt8 = 5,
-                       Avx512x256 = 6 };
+                       Avx512x256 = 6, VnniInt8x3 = 7 };
 
 // x: [..., K] float32; w: uint32 [N, K * bits / 32]; scales, biases: float32 [N, K / gs].
 mx::array quantized_matmul(
@@ -41,9 +41,12 @@ mx::array quantized_rows(
 
 std::vector<std::string> supported_isas();  // exact float paths, best first
 std::vector<std::string> int8_isas();       // paths rounding x to int8 this CPU runs
+std::vector<std::string> plane_isas();      // int8 digit-plane paths (float32-level x)
 std::string default_isa();                  // AFM_QMM_ISA or the best supported
 std::string auto_isa(int bits);             // what "auto" runs at `bits` (AFM_QMM_ISA, timed, best)
 void set_auto_isa(int bits, const std::string& isa);  // the timed choice for "auto"; "auto" resets
+std::string row_isa(int bits);              // what "auto" runs for one row of x at `bits`
+void set_row_isa(int bits, const std::string& isa);  // the timed one-row choice; "auto" resets
 Isa resolve_isa(const std::string& isa);    // "auto" -> AFM_QMM_ISA or the best; throws if absent
 void set_num_threads(int n);                // <= 0: back to AFM_QMM_THREADS or all cores
 int num_threads();
