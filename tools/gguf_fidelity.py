@@ -123,8 +123,9 @@ AMX = "+amx"  # a path name's suffix: many-row products and long attention on AM
 
 
 def kernel_paths() -> list[str]:
-    """Every path the load-time timing may choose on this CPU (exact float, then int8, then the
-    first int8 path with the AMX bfloat16 tiles, where the CPU has them: ``AFM_QMM_INT8=1``)."""
+    """Every path the load-time timing may choose on this CPU (exact float, the digit planes it
+    may choose for one-row products, then int8, then the first int8 path with the AMX bfloat16
+    tiles, where the CPU has them: ``AFM_QMM_INT8=1``)."""
     from engine import qkernel_isa, qkernels
 
     if not qkernels.available():
@@ -132,7 +133,8 @@ def kernel_paths() -> list[str]:
     ext = qkernels._ext
     int8 = [p for p in qkernel_isa.INT8 if p in qkernels.int8_isas()]
     amx = [f"{int8[0]}{AMX}"] if int8 and ext.amx_bf16_available() else []
-    return [p for p in qkernel_isa.TIMED if p in ext.supported_isas()] + int8 + amx
+    planes = qkernels.plane_isas()  # forced on every product here, not only one-row ones
+    return ([p for p in qkernel_isa.TIMED if p in ext.supported_isas()] + planes + int8 + amx)
 
 
 def force_path(path: str) -> None:
