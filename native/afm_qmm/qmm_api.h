@@ -24,8 +24,8 @@ struct QmmArgs {
   // exact), so the sums are the same bits as with float32 copies of them
   const uint16_t* hscales = nullptr;
   const uint16_t* hbiases = nullptr;
-  // digit planes per row of x (the *_x3 int8 kernels: 3, xq / xd / xsum then hold 3 rows per
-  // row of x; qmm_int8.h)
+  // digit planes per row of x (the *_x3 int8 kernels: 3, xq then holds 3 rows per row of x;
+  // qmm_int8.h)
   int planes = 1;
 };
 
@@ -144,7 +144,7 @@ const AmxAttention* amx_attention();  // nullptr where the tiles cannot run
 void qmm_vnni(const QmmArgs& a, int n0, int n1);
 void qmm_vnni_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 // The same products with x as three int8 digit planes (float32-level accuracy, exact integer
-// dot products); *_quant3 fills 3 rows of xq, xd and xsum per row of x.
+// dot products); *_quant3 fills 3 rows of xq per row of x (xd, xsum: one).
 void qmm_vnni_x3(const QmmArgs& a, int n0, int n1);
 void qmm_vnni_quant3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);

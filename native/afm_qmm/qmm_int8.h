@@ -156,6 +156,9 @@ inline void dot64(__m256i (&acc)[R][NR], const uint8_t* const (&w)[NR], const in
 // one 32-byte load of 64 codes, whose low and high nibbles meet the chunk's even and odd xq, and
 // int32 lanes 0-3 then hold the first group's sums and lanes 4-7 the second's.
 constexpr int kPlanes = 3;  // digit planes per row of x (the *_x3 entries)
+// Plane p's step is the group's step d times kStep[p]; the planes' integer sums S_p of one group
+// combine as S_0 + S_1 * kStep[1] + S_2 * kStep[2] before the float fold (d is one factor).
+constexpr float kStep[kPlanes] = {1.0f, 1.0f / 254.0f, 1.0f / 64516.0f};
 
 template <int BITS, int GS, int R, int NR, bool HALF, bool PLANES = false>
 inline void tile(const QmmArgs& a, int m0, int n) {
@@ -166,34 +169,48 @@ inline void tile(const QmmArgs& a, int m0, int n) {
   const uint8_t* w[NR];
   for (int t = 0; t < NR; ++t)
     w[t] = reinterpret_cast<const uint8_t*>(a.w) + size_t(n + t) * wrow;
-  // PLANES: the R rows of xq are the digit planes of output rows m0, m0 + 1, ... (kPlanes each)
-  const size_t x0 = PLANES ? size_t(m0) * kPlanes : size_t(m0);
-  const int8_t* xq = a.xq + x0 * K;
-  const float* xd = a.xd + x0 * G;
-  const float* xsum = a.xsum + x0 * G;
+  // PLANES: the R rows of xq are the digit planes of output rows m0, m0 + 1, ... (kPlanes
+  // each), whose xd and xsum rows are one per output row (the group's step d; the sums of the
+  // three planes' values)
+  constexpr int RO = PLANES ? R / kPlanes : R;  // output rows
+  static_assert(!PLANES || R % kPlanes == 0, "whole rows of planes");
+  const int8_t* xq = a.xq + size_t(m0) * (PLANES ? kPlanes : 1) * K;
+  const float* xd = a.xd + size_t(m0) * G;
+  const float* xsum = a.xsum + size_t(m0) * G;
   const __m256i low = _mm256_set1_epi8(15);
-  __m256 facc[R][NR];
-  for (int r = 0; r < R; ++r)
+  __m256 facc[RO][NR];
+  for (int r = 0; r < RO; ++r)
     for (int t = 0; t < NR; ++t) facc[r][t] = _mm256_setzero_ps();
-  auto fold = [&](__m256i (&acc)[R][NR], const __m256 (&f)[R][NR], __m256i lanes) {
-    for (int r = 0; r < R; ++r)
-      for (int t = 0; t < NR; ++t)
-        facc[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r][t]),
-                                     _mm256_permutevar8x32_ps(f[r][t], lanes), facc[r][t]);
+  auto fold = [&](__m256i (&acc)[R][NR], const __m256 (&f)[RO][NR], __m256i lanes) {
+    for (int r = 0; r < RO; ++r)
+      for (int t = 0; t < NR; ++t) {
+        __m256 v;
+        if constexpr (PLANES) {
+          const int p0 = r * kPlanes;
+          // (S_2 * kStep[2] / kStep[1] + S_1) * kStep[1] + S_0
+          v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[p0 + 2][t]),
+                              _mm256_set1_ps(kStep[2] / kStep[1]),
+                              _mm256_cvtepi32_ps(acc[p0 + 1][t]));
+          v = _mm256_fmadd_ps(v, _mm256_set1_ps(kStep[1]), _mm256_cvtepi32_ps(acc[p0][t]));
+        } else {
+          v = _mm256_cvtepi32_ps(acc[r][t]);
+        }
+        facc[r][t] = _mm256_fmadd_ps(v, _mm256_permutevar8x32_ps(f[r][t], lanes), facc[r][t]);
+      }
   };
   for (int g0 = 0; g0 < G; g0 += 8) {
     const int nb = std::min(8, G - g0);
-    __m256 f[R][NR];  // scales * xd of groups g0 .. g0 + 7
+    __m256 f[RO][NR];  // scales * xd of groups g0 .. g0 + 7
     {
       // the bias term first, into the accumulators: biases * the group sums of the rounded x
-      __m256 sv[NR], xv[R];
+      __m256 sv[NR], xv[RO];
       for (int t = 0; t < NR; ++t) sv[t] = load8<HALF>(bbase, size_t(n + t) * G + g0, nb);
-      for (int r = 0; r < R; ++r) xv[r] = load8<false>(xsum, size_t(r) * G + g0, nb);
-      for (int r = 0; r < R; ++r)
+      for (int r = 0; r < RO; ++r) xv[r] = load8<false>(xsum, size_t(r) * G + g0, nb);
+      for (int r = 0; r < RO; ++r)
         for (int t = 0; t < NR; ++t) facc[r][t] = _mm256_fmadd_ps(sv[t], xv[r], facc[r][t]);
       for (int t = 0; t < NR; ++t) sv[t] = load8<HALF>(sbase, size_t(n + t) * G + g0, nb);
-      for (int r = 0; r < R; ++r) xv[r] = load8<false>(xd, size_t(r) * G + g0, nb);
-      for (int r = 0; r < R; ++r)
+      for (int r = 0; r < RO; ++r) xv[r] = load8<false>(xd, size_t(r) * G + g0, nb);
+      for (int r = 0; r < RO; ++r)
         for (int t = 0; t < NR; ++t) f[r][t] = _mm256_mul_ps(sv[t], xv[r]);
     }
     // the same bytes QMM_I8_AHEAD further on (rows later in the stream)
@@ -260,17 +277,8 @@ inline void tile(const QmmArgs& a, int m0, int n) {
       fold(acc, f, _mm256_set1_epi32(j));
     }
   }
-  if constexpr (PLANES) {
-    for (int r = 0; r < R; r += kPlanes)
-      for (int t = 0; t < NR; ++t) {
-        __m256 v = facc[r][t];
-        for (int p = 1; p < kPlanes; ++p) v = _mm256_add_ps(v, facc[r + p][t]);
-        a.out[size_t(m0 + r / kPlanes) * a.N + n + t] = hsum(v);
-      }
-  } else {
-    for (int r = 0; r < R; ++r)
-      for (int t = 0; t < NR; ++t) a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]);
-  }
+  for (int r = 0; r < RO; ++r)
+    for (int t = 0; t < NR; ++t) a.out[size_t(m0 + r) * a.N + n + t] = hsum(facc[r][t]);
 }
 
 template <int BITS, int GS, int R, int NR, bool PLANES = false>
@@ -425,19 +433,25 @@ void QMM_I8_QUANT(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
 }
 
 #ifdef QMM_I8_ENTRY3
-// The digit planes of each row of x: rows m * kPlanes + p of xq, xd and xsum hold plane p of
-// row m; plane p + 1 rounds plane p's remainder at a step 254 times finer.
+// The digit planes of each row of x: rows m * kPlanes + p of xq hold plane p of row m, which
+// rounds what planes 0 .. p - 1 left at the step d * kStep[p]; xd holds d (plane 0's step) and
+// xsum the sums of all three planes' values, one row each per row of x.
 void QMM_I8_QUANT3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
   const int K = a.K, G = K / a.group_size;
-  std::vector<float> rest(2 * size_t(K)), fixed(G);
+  std::vector<float> rest(2 * size_t(K)), step(G), pd(G), ps(G);
   for (int m = 0; m < a.M; ++m) {
     const float* src = a.x + size_t(m) * K;
+    float* d = xd + size_t(m) * G;
+    float* sums = xsum + size_t(m) * G;
     for (int p = 0; p < kPlanes; ++p) {
-      const size_t row = size_t(m) * kPlanes + p;
       float* dst = p + 1 < kPlanes ? rest.data() + size_t(p % 2) * K : nullptr;
-      quant_row(src, K, a.group_size, a.bits, p ? fixed.data() : nullptr, xq + row * K,
-                xd + row * G, xsum + row * G, dst);
-      for (int g = 0; g < G; ++g) fixed[g] = xd[row * G + g] / 254.f;
+      quant_row(src, K, a.group_size, a.bits, p ? step.data() : nullptr,
+                xq + (size_t(m) * kPlanes + p) * K, p ? pd.data() : d, p ? ps.data() : sums,
+                dst);
+      for (int g = 0; g < G; ++g) {
+        if (p) sums[g] += ps[g];
+        if (p + 1 < kPlanes) step[g] = d[g] * kStep[p + 1];
+      }
       src = dst;
     }
   }

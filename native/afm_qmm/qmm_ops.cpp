@@ -244,7 +244,7 @@ Quant quant_for(Kernel kernel) {
   return nullptr;
 }
 
-// Rows of xq, xd and xsum an int8 kernel's quantization writes per row of x.
+// Rows of xq an int8 kernel's quantization writes per row of x (xd and xsum: one).
 int planes_for(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_vnni_x3) return 3;
@@ -512,22 +512,14 @@ void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
   // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
   std::vector<int8_t> xq;
-  std::vector<float> xd, xs;
+  std::vector<float> xd;
   std::unique_ptr<float[]> xp;  // not zeroed: prep writes every value the kernel reads
   if (Quant quant = quant_for(kernel)) {
-    const int planes = planes_for(kernel);
-    const size_t rows = size_t(a.M) * planes, G = a.K / a.group_size;
-    xq.resize(rows * a.K);
-    xd.resize(rows * G);
-    float* xsum = const_cast<float*>(a.xsum);
-    if (planes > 1) {  // the caller's xsum holds one row per row of x
-      xs.resize(rows * G);
-      xsum = xs.data();
-    }
-    quant(a, xq.data(), xd.data(), xsum);
+    xq.resize(size_t(a.M) * planes_for(kernel) * a.K);
+    xd.resize(size_t(a.M) * (a.K / a.group_size));
+    quant(a, xq.data(), xd.data(), const_cast<float*>(a.xsum));
     ai.xq = xq.data();
     ai.xd = xd.data();
-    ai.xsum = xsum;
   } else {
     group_sums(a);
     const Prep prep = prep_for(kernel);
