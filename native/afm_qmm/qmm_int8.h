@@ -30,8 +30,9 @@
 // d / 254^2 / 2 = max|x| / 16.4M per value: the int8 rounding error is gone to float32's own
 // precision (2^-24 of the group's largest value), and each plane's integer dot products are
 // exact. One weight load feeds all three planes' dot products (three VNNI instructions where
-// the float path needs 4-8 instructions per 8 weights), and the three planes' float sums add
-// into one accumulator per output.
+// the float path needs 3 per 8 weights), and per group the planes' integer sums combine into
+// one float (S_0 + S_1 / 254 + S_2 / 254^2) before the fold, so the per-group work and the
+// bias term are one row's.
 //
 // xq order: 8-bit weights take x in natural order. 4-bit weights are unpacked as the low
 // nibbles (values 2i) and the high nibbles (values 2i + 1) of a run of bytes, so xq holds each
