@@ -586,12 +586,21 @@ std::string auto_isa(int bits) {
   return isa_name(resolve(Isa::Auto, bits));
 }
 
-void set_auto_isa(int bits, const std::string& isa) {
+namespace {
+
+// A path named for an auto slot at `bits`: checked against the bits and this CPU.
+Isa slot_isa(int bits, const std::string& isa) {
   if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
   const Isa i = parse_isa(isa);
   if (i != Isa::Auto && !cpu_has(i))
     throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
-  auto_slot(bits).store(int(i));
+  return i;
+}
+
+}  // namespace
+
+void set_auto_isa(int bits, const std::string& isa) {
+  auto_slot(bits).store(int(slot_isa(bits, isa)));
   row_slot(bits).store(0);  // a new choice for all rows replaces the one-row one
 }
 
@@ -600,11 +609,7 @@ std::string row_isa(int bits) {
 }
 
 void set_row_isa(int bits, const std::string& isa) {
-  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
-  const Isa i = parse_isa(isa);
-  if (i != Isa::Auto && !cpu_has(i))
-    throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
-  row_slot(bits).store(int(i));
+  row_slot(bits).store(int(slot_isa(bits, isa)));
 }
 
 void set_num_threads(int n) {
