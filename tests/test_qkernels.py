@@ -144,6 +144,8 @@ INT8_CASES = [(isa, bits) for isa in INT8 for bits in (4, 8)]
 INT8_RMS_TOL = 0.015  # RMS of the shift from the exact output / RMS of the output
 PLANES = qkernels.plane_isas()  # x as three int8 digit planes: float32-level activations
 PLANE_CASES = [(isa, bits) for isa in PLANES for bits in (4, 8)]
+ODD_SHAPES = [(1, 1, 128, 32), (3, 13, 128, 128), (5, 77, 256, 64), (17, 3, 640, 128),
+              (31, 250, 96, 32), (7, 1001, 512, 64), (12, 9, 1536, 64)]  # rows, n, k, group
 
 
 def _rounded(x: mx.array, block: int) -> mx.array:
@@ -178,8 +180,7 @@ def test_int8_paths_compute_the_rounded_activations(
 @pytest.mark.parametrize(("isa", "bits"), INT8_CASES)
 @pytest.mark.parametrize(
     ("rows", "n", "k", "group_size"),
-    [(1, 1, 128, 32), (3, 13, 128, 128), (5, 77, 256, 64), (17, 3, 640, 128), (31, 250, 96, 32),
-     (7, 1001, 512, 64), (12, 9, 1536, 64)],
+    ODD_SHAPES,
 )
 def test_int8_paths_on_odd_shapes(
     isa: str, bits: int, rows: int, n: int, k: int, group_size: int
@@ -233,8 +234,7 @@ def test_digit_planes_keep_the_exact_paths_accuracy(
 @pytest.mark.parametrize(("isa", "bits"), PLANE_CASES)
 @pytest.mark.parametrize(
     ("rows", "n", "k", "group_size"),
-    [(1, 1, 128, 32), (3, 13, 128, 128), (5, 77, 256, 64), (17, 3, 640, 128), (31, 250, 96, 32),
-     (7, 1001, 512, 64), (12, 9, 1536, 64)],
+    ODD_SHAPES,
 )
 def test_digit_planes_on_odd_shapes(
     isa: str, bits: int, rows: int, n: int, k: int, group_size: int
