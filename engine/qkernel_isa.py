@@ -24,7 +24,8 @@ products are exact), so its outputs meet the exact paths' tolerance, and it stre
 weights at about the memory's speed where the float paths convert every code (Qwen2.5-0.5B's
 8-bit LM head on Zen 4: 4.9-5.2 ms against 7.7-8.1). It is timed at one row against the path
 chosen for that bit width and runs for one-row products where it is faster
-(``set_row_isa``); ``AFM_QMM_PLANES=0`` keeps one-row products on the chosen path.
+(``set_row_isa``); ``AFM_QMM_PLANES=0`` keeps one-row products on the chosen path. CPUs
+without VNNI time ``avx2-int8x3``, the same planes from AVX2 multiply-adds, the same way.
 """
 
 from __future__ import annotations
@@ -63,12 +64,18 @@ class IsaTiming:
     def describe(self) -> str:
         others = ", ".join(f"{isa} {ms:.2f} ms" for isa, ms in self.ms.items()
                            if isa != self.chosen)
-        text = (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms against "
-                f"{others} on a {self.shape[0]}x{self.shape[1]} layer)")
+        against = f" against {others}" if others else ""
+        text = (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms{against} "
+                f"on a {self.shape[0]}x{self.shape[1]} layer)")
         if self.row_chosen and self.row_shape:
             text += (f", one row: {self.row_chosen} ({self.row_ms[self.row_chosen]:.2f} ms "
                      f"against {self.row_ms[self.chosen]:.2f} on a {self.row_shape[0]}x"
                      f"{self.row_shape[1]} layer)")
+        elif self.row_ms and self.row_shape:  # the planes were timed and lost
+            planes = ", ".join(f"{isa} {ms:.2f} ms" for isa, ms in self.row_ms.items()
+                               if isa != self.chosen)
+            text += (f", one row: {self.chosen} kept ({self.row_ms[self.chosen]:.2f} ms against "
+                     f"{planes} on a {self.row_shape[0]}x{self.row_shape[1]} layer)")
         return text
 
 

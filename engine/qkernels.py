@@ -9,9 +9,10 @@ and portable paths picked at run time, and a path that rounds the activations to
 and multiplies them with AVX-512 VNNI dot products (``vnni-int8``). At load the engine times
 the paths on the model's own layers and runs the fastest (``engine.qkernel_isa``).
 Environment: ``AFM_QMM_ISA`` (``avx512``, ``avx512-256``, ``avx2``, ``vnni-int8``,
-``avx2-int8``, ``portable``) forces a path, ``AFM_QMM_INT8=1`` lets the timed choice pick the
-int8 paths too (off by default: int8 activations move each matmul's output by ~0.6% of its RMS
-on random inputs, and change a real model's greedy answers),
+``vnni-int8x3``, ``avx2-int8``, ``avx2-int8x3``, ``portable``) forces a path,
+``AFM_QMM_INT8=1`` lets the timed choice pick the int8 paths too (off by default: int8
+activations move each matmul's output by ~0.6% of its RMS on random inputs, and change a real
+model's greedy answers),
 ``AFM_QMM_THREADS`` sets the threads per call (default: all cores),
 ``AFM_QMM_DISABLE=1`` turns the extension off (MLX's own kernels run, as without a build).
 Scales and biases are float32, or float16 where that holds every value exactly (GGUF's Q4_0,
@@ -96,7 +97,8 @@ def int8_isas() -> list[str]:
 
 def plane_isas() -> list[str]:
     """Paths this CPU runs that take activations as three int8 digit planes: float32-level
-    activations, exact integer dot products (``vnni-int8x3``; [] without the extension)."""
+    activations, exact integer dot products (``vnni-int8x3``, ``avx2-int8x3``; [] without the
+    extension)."""
     return list(_ext.plane_isas()) if _ext and hasattr(_ext, "plane_isas") else []
 
 

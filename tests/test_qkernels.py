@@ -653,6 +653,7 @@ def test_one_row_products_take_the_digit_planes_where_faster(monkeypatch, planes
             assert not t.row_ms and t.row_chosen is None and row == t.chosen
         elif t.row_chosen is None:
             assert set(t.row_ms) == {t.chosen, *PLANES} and row == t.chosen
+            assert f"one row: {t.chosen} kept" in t.describe()
         else:
             assert t.row_ms[t.row_chosen] < 0.95 * t.row_ms[t.chosen] and row == t.row_chosen
             assert f"one row: {t.row_chosen}" in t.describe()

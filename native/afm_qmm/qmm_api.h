@@ -149,4 +149,6 @@ void qmm_vnni_x3(const QmmArgs& a, int n0, int n1);
 void qmm_vnni_quant3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 void qmm_avx2_int8(const QmmArgs& a, int n0, int n1);
 void qmm_avx2_int8_quant(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
+void qmm_avx2_int8_x3(const QmmArgs& a, int n0, int n1);
+void qmm_avx2_int8_quant3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum);
 #endif

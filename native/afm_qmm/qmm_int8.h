@@ -146,7 +146,17 @@ inline void dot64(__m256i (&acc)[R][NR], const uint8_t* const (&w)[NR], const in
     const __m256i raw = load32(w[t] + k / 2);
     const __m256i lo = _mm256_and_si256(raw, low);
     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+#if QMM_I8_VNNI
     for (int r = 0; r < R; ++r) acc[r][t] = dot4(dot4(acc[r][t], lo, xe[r]), hi, xo[r]);
+#else
+    // both halves' int16 pair sums added before the widening multiply-add: each is at most
+    // 2 * 15 * 127, so their sum cannot saturate either (one VPMADDWD and one add saved)
+    for (int r = 0; r < R; ++r)
+      acc[r][t] = _mm256_add_epi32(
+          acc[r][t], _mm256_madd_epi16(_mm256_adds_epi16(_mm256_maddubs_epi16(lo, xe[r]),
+                                                         _mm256_maddubs_epi16(hi, xo[r])),
+                                       _mm256_set1_epi16(1)));
+#endif
   }
 }
 

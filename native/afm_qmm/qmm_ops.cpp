@@ -49,6 +49,7 @@ bool cpu_has(Isa isa) {
           __builtin_cpu_supports("fma");
     case Isa::Avx2:
     case Isa::Avx2Int8:
+    case Isa::Avx2Int8x3:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
           __builtin_cpu_supports("f16c");
     default:
@@ -73,6 +74,8 @@ const char* isa_name(Isa isa) {
       return "vnni-int8";
     case Isa::VnniInt8x3:
       return "vnni-int8x3";
+    case Isa::Avx2Int8x3:
+      return "avx2-int8x3";
     default:
       return "portable";
   }
@@ -87,9 +90,10 @@ Isa parse_isa(const std::string& s) {
   if (s == "avx2-int8") return Isa::Avx2Int8;
   if (s == "vnni-int8") return Isa::VnniInt8;
   if (s == "vnni-int8x3") return Isa::VnniInt8x3;
+  if (s == "avx2-int8x3") return Isa::Avx2Int8x3;
   throw std::invalid_argument(
       "afm_qmm: unknown isa '" + s + "' (auto, avx512, avx512-256, avx2, vnni-int8, vnni-int8x3, "
-      "avx2-int8, portable)");
+      "avx2-int8, avx2-int8x3, portable)");
 }
 
 Isa best_isa() {
@@ -187,6 +191,7 @@ Kernel kernel_for(Isa isa) {
   if (isa == Isa::Avx512x256) return qmm_avx512_256;
   if (isa == Isa::VnniInt8) return qmm_vnni;
   if (isa == Isa::VnniInt8x3) return qmm_vnni_x3;
+  if (isa == Isa::Avx2Int8x3) return qmm_avx2_int8_x3;
   if (isa == Isa::Avx2Int8) return qmm_avx2_int8;
   if (isa == Isa::Avx2) return qmm_avx2;
 #endif
@@ -239,6 +244,7 @@ Quant quant_for(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel == qmm_vnni) return qmm_vnni_quant;
   if (kernel == qmm_vnni_x3) return qmm_vnni_quant3;
+  if (kernel == qmm_avx2_int8_x3) return qmm_avx2_int8_quant3;
   if (kernel == qmm_avx2_int8) return qmm_avx2_int8_quant;
 #endif
   return nullptr;
@@ -247,7 +253,7 @@ Quant quant_for(Kernel kernel) {
 // Rows of xq an int8 kernel's quantization writes per row of x (xd and xsum: one).
 int planes_for(Kernel kernel) {
 #ifdef QMM_X86
-  if (kernel == qmm_vnni_x3) return 3;
+  if (kernel == qmm_vnni_x3 || kernel == qmm_avx2_int8_x3) return 3;
 #endif
   return 1;
 }
@@ -570,7 +576,8 @@ std::vector<std::string> int8_isas() {
 
 std::vector<std::string> plane_isas() {
   std::vector<std::string> out;
-  if (cpu_has(Isa::VnniInt8x3)) out.push_back(isa_name(Isa::VnniInt8x3));
+  for (Isa i : {Isa::VnniInt8x3, Isa::Avx2Int8x3})
+    if (cpu_has(i)) out.push_back(isa_name(i));
   return out;
 }
 

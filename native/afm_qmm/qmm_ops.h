@@ -17,7 +17,7 @@ namespace afm {
 namespace mx = mlx::core;
 
 enum class Isa : int { Auto = 0, Portable = 1, Avx2 = 2, Avx512 = 3, Avx2Int8 = 4, VnniInt8 = 5,
-                       Avx512x256 = 6, VnniInt8x3 = 7 };
+                       Avx512x256 = 6, VnniInt8x3 = 7, Avx2Int8x3 = 8 };
 
 // x: [..., K] float32; w: uint32 [N, K * bits / 32]; scales, biases: float32 [N, K / gs].
 mx::array quantized_matmul(
