@@ -67,6 +67,9 @@
 #ifndef QMM_KC
 #define QMM_KC 512  // activation values per K chunk of tile_deq
 #endif
+#ifndef QMM_MASK4
+#define QMM_MASK4 0  // one-row 4-bit codes by a mask alone, x scaled to match (AVX2 sets it)
+#endif
 
 namespace {
 
@@ -217,6 +220,26 @@ inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unro
   }
 }
 
+// Few rows with QMM_MASK4 (fold_masked): value j of every word masked in place, so vector j
+// holds q * 16^j (exact in float: at most 4 significant bits) for j < 7, and the top value
+// shifted down (q * 16^7 would not fit a signed lane); the activations of vector j are
+// prepared times 16^-j (permute_x), so each product q * 16^j * x * 16^-j is q * x exactly and
+// the sums are the same bits as qvec's (unless x * 16^-6 leaves float32's normal range, for
+// |x| < 2^-102). One mask and one convert per 8 codes, no shift: on AMD Zen 1, whose vector
+// shifts run on one pipe, a 4864 x 896 product at one row runs ~1.17x faster (with 2 weight
+// rows per tile and one accumulator chain; BENCHMARKS.md, "AMD Zen 1").
+inline vf qvec_masked(vu v, int j) {  // j is a constant after unrolling
+  return __builtin_convertvector((vi)(j == 7 ? v >> 28 : v & (15u << (4 * j))), vf);
+}
+constexpr float kMaskStep[8] = {1.f, 0x1p-4f, 0x1p-8f, 0x1p-12f, 0x1p-16f, 0x1p-20f, 0x1p-24f,
+                                1.f};
+
+// Whether a call's 4-bit products take the masked codes: every row of it goes through
+// tile_fold (at most QMM_FOLD_ROWS rows), in a build that sets QMM_MASK4.
+inline bool fold_masked(const QmmArgs& a) {
+  return QMM_MASK4 && a.bits == 4 && a.M <= QMM_FOLD_ROWS;
+}
+
 // The per-lane values (scales or biases) of unit u of a weight row whose group values are p.
 // A unit spans one group when U <= GS; otherwise NG = U / GS groups of VL / NG lanes each.
 // Value i of p in every lane.
@@ -331,7 +354,7 @@ inline float tail(const QmmArgs& a, int m, int n, int k0, const T* sc, const T* 
 // Few rows (decode): out[m, n] = sum_u scales_u * dot(x_u, q_u) + sum_g biases[g] * xsum[g],
 // the scale folded in once per unit; NR weight rows at a time share each activation load and
 // give R * NR * 2 independent FMA chains.
-template <int BITS, int GS, int R, int NR, class S>
+template <int BITS, int GS, int R, int NR, class S, bool MASKED = false>
 inline void tile_fold(const QmmArgs& a, int m0, int n) {
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
@@ -364,7 +387,14 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
       for (int j = 0; j < F::P; j += 2) {
         for (int t = 0; t < NR; ++t) {
           const uint32_t* wu = w[t] + size_t(u) * F::WORDS;
-          const vf q0 = qvec<BITS>(wu, v[t], j), q1 = qvec<BITS>(wu, v[t], j + 1);
+          vf q0, q1;
+          if constexpr (MASKED) {
+            q0 = qvec_masked(v[t], j);
+            q1 = qvec_masked(v[t], j + 1);
+          } else {
+            q0 = qvec<BITS>(wu, v[t], j);
+            q1 = qvec<BITS>(wu, v[t], j + 1);
+          }
           for (int r = 0; r < R; ++r) {
             const float* xr =
                 a.xp + size_t(m0 + r) * qmm_xp_stride(K) + size_t(u) * F::U + j * VL;
@@ -426,6 +456,11 @@ void block(const QmmArgs& a, int m0, int n0, int n1) {
   if constexpr (R <= QMM_FOLD_ROWS) {
     constexpr int NR = R == 1 ? QMM_FOLD_NR : QMM_FOLD_NR2;
     int n = n0;
+    if (BITS == 4 && fold_masked(a)) {
+      for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR, S, BITS == 4>(a, m0, n);
+      for (; n < n1; ++n) tile_fold<BITS, GS, R, 1, S, BITS == 4>(a, m0, n);
+      return;
+    }
     for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR, S>(a, m0, n);
     for (; n < n1; ++n) tile_fold<BITS, GS, R, 1, S>(a, m0, n);
   } else {
@@ -483,10 +518,13 @@ void permute_x(const QmmArgs& a, float* xp) {
       std::memcpy(o, x, sizeof(float) * a.K);
       continue;
     }
+    const bool masked = BITS == 4 && fold_masked(a);
     for (int u = 0; u < NU; ++u)
-      for (int j = 0; j < F::P; ++j)
+      for (int j = 0; j < F::P; ++j) {
+        const float step = masked ? kMaskStep[j] : 1.f;  // a power of two: exact
         for (int i = 0; i < VL; ++i)
-          o[u * F::U + j * VL + i] = x[u * F::U + i * F::P + j];
+          o[u * F::U + j * VL + i] = x[u * F::U + i * F::P + j] * step;
+      }
     for (int k = NU * F::U; k < a.K; ++k) o[k] = x[k];
   }
 }
