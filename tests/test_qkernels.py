@@ -139,6 +139,20 @@ def test_batched_strided_and_half_precision_inputs() -> None:
     assert mx.allclose(outb.astype(mx.float32), ref, rtol=2e-2, atol=2e-2).item()
 
 
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("rows", [1, 2])
+@pytest.mark.parametrize("magnitude", [1.0, 1e-20, 1e20])
+def test_few_row_4bit_products_hold_across_the_activations_range(
+    isa: str, rows: int, magnitude: float
+) -> None:
+    """One- and two-row 4-bit products (AVX2 takes the codes masked in place, the activations
+    prepared times 16^-j for them): within the float tolerance for activations from 1e-20 to
+    1e20, with a tail past the last 64-value unit."""
+    x, wq, s, b = _case(rows, 45, 352, 32, 4, seed=rows)
+    x = x * magnitude
+    _check(qkernels.quantized_matmul(x, wq, s, b, 32, 4, isa=isa), x, wq, s, b, 32, 4)
+
+
 INT8 = qkernels.int8_isas()  # paths rounding activations to int8 per group (group size)
 INT8_CASES = [(isa, bits) for isa in INT8 for bits in (4, 8)]
 INT8_RMS_TOL = 0.015  # RMS of the shift from the exact output / RMS of the output
