@@ -32,7 +32,9 @@
 // exact. One weight load feeds all three planes' dot products (three VNNI instructions where
 // the float path needs 3 per 8 weights), and per group the planes' integer sums combine into
 // one float (S_0 + S_1 / 254 + S_2 / 254^2) before the fold, so the per-group work and the
-// bias term are one row's.
+// bias term are one row's. Both builds have them (vnni-int8x3, avx2-int8x3); the AVX2 one runs
+// three multiply chains of VPMADDUBSW (4 bits) or VPMADDWD (8 bits), which lose to the float
+// path where integer multiplies are slow (AMD Zen 1), so the load-time timing decides.
 //
 // xq order: 8-bit weights take x in natural order. 4-bit weights are unpacked as the low
 // nibbles (values 2i) and the high nibbles (values 2i + 1) of a run of bytes, so xq holds each
