@@ -61,21 +61,22 @@ class IsaTiming:
     row_chosen: str | None = None  # the one-row path where it is not ``chosen``
     row_shape: tuple[int, int] | None = None  # the layer timed at one row (the largest)
 
+    def _against(self, ms: dict[str, float]) -> str:
+        """' against <path> <ms> ms, ...' for the paths of ``ms`` other than the chosen one."""
+        others = ", ".join(f"{isa} {t:.2f} ms" for isa, t in ms.items() if isa != self.chosen)
+        return f" against {others}" if others else ""
+
     def describe(self) -> str:
-        others = ", ".join(f"{isa} {ms:.2f} ms" for isa, ms in self.ms.items()
-                           if isa != self.chosen)
-        against = f" against {others}" if others else ""
-        text = (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms{against} "
-                f"on a {self.shape[0]}x{self.shape[1]} layer)")
+        text = (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms"
+                f"{self._against(self.ms)} on a {self.shape[0]}x{self.shape[1]} layer)")
         if self.row_chosen and self.row_shape:
             text += (f", one row: {self.row_chosen} ({self.row_ms[self.row_chosen]:.2f} ms "
                      f"against {self.row_ms[self.chosen]:.2f} on a {self.row_shape[0]}x"
                      f"{self.row_shape[1]} layer)")
         elif self.row_ms and self.row_shape:  # the planes were timed and lost
-            planes = ", ".join(f"{isa} {ms:.2f} ms" for isa, ms in self.row_ms.items()
-                               if isa != self.chosen)
-            text += (f", one row: {self.chosen} kept ({self.row_ms[self.chosen]:.2f} ms against "
-                     f"{planes} on a {self.row_shape[0]}x{self.row_shape[1]} layer)")
+            text += (f", one row: {self.chosen} kept ({self.row_ms[self.chosen]:.2f} ms"
+                     f"{self._against(self.row_ms)} on a {self.row_shape[0]}x"
+                     f"{self.row_shape[1]} layer)")
         return text
 
 

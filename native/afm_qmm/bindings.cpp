@@ -47,7 +47,8 @@ NB_MODULE(_afm_qmm, m) {
   m.def("int8_isas", &afm::int8_isas,
         "Paths this CPU runs that round activations to int8 (vnni-int8, avx2-int8).");
   m.def("plane_isas", &afm::plane_isas,
-        "Paths this CPU runs that take activations as three int8 digit planes (vnni-int8x3, avx2-int8x3).");
+        "Paths this CPU runs that take activations as three int8 digit planes (vnni-int8x3, "
+        "avx2-int8x3).");
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
   m.def("auto_isa", &afm::auto_isa, "bits"_a, "The path 'auto' runs at these bits.");
   m.def("row_isa", &afm::row_isa, "bits"_a, "The path 'auto' runs for one row of x at these bits.");

@@ -353,7 +353,7 @@ inline float tail(const QmmArgs& a, int m, int n, int k0, const T* sc, const T* 
 
 // Few rows (decode): out[m, n] = sum_u scales_u * dot(x_u, q_u) + sum_g biases[g] * xsum[g],
 // the scale folded in once per unit; NR weight rows at a time share each activation load and
-// give R * NR * 2 independent FMA chains.
+// give R * NR * QMM_FOLD_CHAINS independent FMA chains.
 template <int BITS, int GS, int R, int NR, class S, bool MASKED = false>
 inline void tile_fold(const QmmArgs& a, int m0, int n) {
   using F = Unit<BITS>;
@@ -456,7 +456,7 @@ void block(const QmmArgs& a, int m0, int n0, int n1) {
   if constexpr (R <= QMM_FOLD_ROWS) {
     constexpr int NR = R == 1 ? QMM_FOLD_NR : QMM_FOLD_NR2;
     int n = n0;
-    if (BITS == 4 && fold_masked(a)) {
+    if (fold_masked(a)) {  // 4 bits only
       for (; n + NR <= n1; n += NR) tile_fold<BITS, GS, R, NR, S, BITS == 4>(a, m0, n);
       for (; n < n1; ++n) tile_fold<BITS, GS, R, 1, S, BITS == 4>(a, m0, n);
       return;
@@ -518,7 +518,7 @@ void permute_x(const QmmArgs& a, float* xp) {
       std::memcpy(o, x, sizeof(float) * a.K);
       continue;
     }
-    const bool masked = BITS == 4 && fold_masked(a);
+    const bool masked = fold_masked(a);
     for (int u = 0; u < NU; ++u)
       for (int j = 0; j < F::P; ++j) {
         const float step = masked ? kMaskStep[j] : 1.f;  // a power of two: exact
