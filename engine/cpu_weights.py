@@ -35,6 +35,7 @@ from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
+import mlx.nn.layers.distributed as dist_layers
 from mlx.utils import tree_flatten, tree_unflatten
 
 log = logging.getLogger(__name__)
@@ -99,8 +100,36 @@ def memory_budget() -> int | None:
     return None if free is None else int(free * BUDGET_FRACTION)
 
 
+_SHARDED = {dist_layers.QuantizedAllToShardedLinear: dist_layers.AllToShardedLinear,
+            dist_layers.QuantizedShardedToAllLinear: dist_layers.ShardedToAllLinear}
+"""mlx's tensor-parallel quantized linears (a sharded rank's layers) and their float32 kinds."""
+
+
 def _quantized(module: nn.Module) -> bool:
-    return isinstance(module, nn.QuantizedLinear | nn.QuantizedEmbedding)
+    return isinstance(module, (nn.QuantizedLinear, nn.QuantizedEmbedding, *_SHARDED))
+
+
+def _float_module(module: nn.Module, weight: mx.array) -> nn.Module:
+    """The float32 layer of ``module``'s kind (embedding, linear, or the same tensor-parallel
+    slice of a linear) for its dequantized ``weight``, bias included."""
+    if isinstance(module, nn.QuantizedEmbedding):
+        new: nn.Module = nn.Embedding(*weight.shape)
+    else:
+        has_bias = "bias" in module
+        rows, cols = weight.shape
+        kind = _SHARDED.get(type(module))
+        if kind is dist_layers.AllToShardedLinear:  # this rank's output rows
+            n = int(module.group.size())
+            new = kind(cols, rows * n, bias=has_bias, group=module.group)
+        elif kind is dist_layers.ShardedToAllLinear:  # this rank's input columns
+            n = int(module.group.size())
+            new = kind(cols * n, rows, bias=has_bias, group=module.group)
+        else:
+            new = nn.Linear(cols, rows, bias=has_bias)
+        if has_bias:
+            new.bias = module.bias.astype(mx.float32)
+    new.weight = weight
+    return new
 
 
 def _other_quantized(model: nn.Module) -> list[str]:
@@ -157,14 +186,7 @@ def to_float32(model: nn.Module) -> int:
         weight = mx.dequantize(module.weight, module.scales, getattr(module, "biases", None),
                                module.group_size, module.bits,
                                mode=getattr(module, "mode", "affine")).astype(mx.float32)
-        if isinstance(module, nn.QuantizedEmbedding):
-            new: nn.Module = nn.Embedding(*weight.shape)
-        else:
-            has_bias = "bias" in module
-            new = nn.Linear(weight.shape[1], weight.shape[0], bias=has_bias)
-            if has_bias:
-                new.bias = module.bias.astype(mx.float32)
-        new.weight = weight
+        new = _float_module(module, weight)
         mx.eval(new.parameters())
         # swap one layer at a time, so the quantized copy is freed as the float32 one grows
         model.update_modules(tree_unflatten([(name, new)]))

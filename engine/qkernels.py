@@ -50,6 +50,7 @@ from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
+import mlx.nn.layers.distributed as dist_layers
 from mlx.utils import tree_map_with_path
 
 from engine.qkernel_isa import IsaTiming, int8_allowed, pick_isas
@@ -266,6 +267,29 @@ class QuantizedLinearCPU(nn.Module):
         return y
 
 
+class ShardedToAllQuantizedLinearCPU(QuantizedLinearCPU):
+    """A drop-in for mlx's ``QuantizedShardedToAllLinear`` (a tensor-parallel rank's slice of a
+    layer's input columns): the native product of this rank's slice, summed over the group,
+    then the bias. (Its sibling ``QuantizedAllToShardedLinear`` is, forward, a plain quantized
+    linear of this rank's output rows: :class:`QuantizedLinearCPU` takes it as it is.)"""
+
+    def __init__(self, layer: nn.Module):
+        super().__init__(layer)  # type: ignore[arg-type]
+        self.group = layer.group
+
+    def __call__(self, x: mx.array) -> mx.array:
+        if x.dtype == mx.float32:
+            y = _ext.quantized_matmul(x, self["weight"], self["scales"], self["biases"],
+                                      self.group_size, self.bits)
+        else:
+            y = quantized_matmul(x, self["weight"], self["scales"], self["biases"],
+                                 self.group_size, self.bits)
+        y = mx.distributed.all_sum(y, group=self.group)
+        if "bias" in self:
+            y = y + self["bias"]
+        return y
+
+
 class QuantizedEmbeddingCPU(nn.QuantizedEmbedding):
     """``nn.QuantizedEmbedding`` whose lookup and ``as_linear`` (a tied LM head) are native.
 
@@ -297,10 +321,15 @@ class QuantizedEmbeddingCPU(nn.QuantizedEmbedding):
         )
 
 
+SHARDED_QUANTIZED: tuple[type, ...] = (dist_layers.QuantizedAllToShardedLinear,
+                                       dist_layers.QuantizedShardedToAllLinear)
+"""mlx's tensor-parallel quantized linears (``model.shard(group)``): the kernel runs them too."""
+
+
 def _swappable(module: Any) -> bool:
     return (
-        isinstance(module, nn.QuantizedLinear | nn.QuantizedEmbedding)
-        and "biases" in module
+        isinstance(module, (nn.QuantizedLinear, nn.QuantizedEmbedding, *SHARDED_QUANTIZED))
+        and module.get("biases") is not None
         and supports(module.group_size, module.bits, getattr(module, "mode", "affine"))
     )
 
@@ -340,6 +369,8 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
             return None
         if isinstance(module, nn.QuantizedEmbedding):
             return QuantizedEmbeddingCPU(module)
+        if isinstance(module, dist_layers.QuantizedShardedToAllLinear):
+            return ShardedToAllQuantizedLinearCPU(module)
         return QuantizedLinearCPU(module)
 
     swapped = swap_leaf_modules(model, replacement)

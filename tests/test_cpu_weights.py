@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import mlx.core as mx
 import mlx.nn as nn
+import mlx.nn.layers.distributed as dist
 import numpy as np
 import pytest
 from mlx.utils import tree_flatten
@@ -84,6 +85,31 @@ def reset_kernel_paths():
     yield
     for bits in (4, 8):
         qkernels._ext.set_auto_isa(bits, "auto")
+
+
+@pytest.mark.parametrize("mode", ["auto", "float32"])
+def test_tensor_parallel_slices(copies: dict[str, Path], mode: str,
+                                reset_kernel_paths: None) -> None:
+    """A sharded rank's layers (``model.shard(group)``: mlx's quantized all-to-sharded and
+    sharded-to-all linears, here on a one-rank group) run on the native kernel (``auto``) or
+    become the float32 layers of the same slices (``float32``); same greedy tokens."""
+    if mode == "auto" and not qkernels.available():
+        pytest.skip("native quantized kernel not built (tests/test_qkernels.py says why)")
+    model = mlx_load(str(copies["4bit"]))[0]
+    model.shard(mx.distributed.init())
+    reference_tokens, reference_logits = greedy(model)
+    choice = cpu_weights.apply(model, mode)
+    kinds = {type(m) for _, m in model.named_modules()}
+    assert not kinds & {dist.QuantizedAllToShardedLinear, dist.QuantizedShardedToAllLinear}
+    if mode == "auto":
+        assert choice.weights == "native" and "native quantized CPU kernel" in choice.reason
+        assert qkernels.ShardedToAllQuantizedLinearCPU in kinds
+    else:
+        assert choice.weights == "float32" and "stay quantized" not in choice.reason
+        assert {dist.AllToShardedLinear, dist.ShardedToAllLinear} <= kinds
+    tokens, logits = greedy(model)
+    assert tokens == reference_tokens
+    assert float(mx.max(mx.abs(logits - reference_logits)).item()) < LOGIT_TOL["4bit"]
 
 
 @pytest.mark.skipif(not qkernels.available(), reason="native quantized kernel not built "
