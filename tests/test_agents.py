@@ -40,8 +40,12 @@ CLAUDE = ROOT / "node_modules" / ".bin" / "claude"
 CODEX = ROOT / "node_modules" / ".bin" / "codex"
 SESSION_TIMEOUT = 480.0
 PROTOCOL_TIMEOUT = 150.0
-DONE_GRACE = 3.0
 """A session checked for the protocol only is stopped after this long (the model may loop)."""
+PROTOCOL_REQUESTS = 2
+"""A protocol-only session is judged on its first requests on the agent's surface: once this many
+have completed (the opening request and the one carrying the first tool result or retry), it is
+stopped instead of running to the timeout (a 0.5B model may repeat a rejected call)."""
+DONE_GRACE = 3.0
 SYSTEM = ("You are a coding agent. Use the tools to create and edit files in the working "
           "directory. Be brief.")
 ACCESS = re.compile(r"afm\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) ")
@@ -92,11 +96,24 @@ def model_id(server: LiveServer) -> str:
     return str(httpx.get(server.url + "/v1/models").json()["data"][0]["id"])
 
 
+Done = Callable[[list[dict[str, str]]], bool]
+"""Whether a session may stop, given the requests it has completed so far."""
+
+
+def _requests(log: Path, start: int) -> list[dict[str, str]]:
+    """The access-log lines written since byte ``start``, as dicts."""
+    with log.open("rb") as f:
+        f.seek(start)
+        lines = f.read().decode(errors="replace").splitlines()
+    return [m.groupdict() for line in lines if (m := ACCESS.search(line))]
+
+
 def run_agent(server: LiveServer, cmd: list[str], env: dict[str, str], cwd: Path,
-              timeout: float, done: Callable[[], bool]) -> Session:
-    """Run the agent until it ends, ``done()`` holds (the task is on disk: a 0.5B model tends
-    to repeat its last call instead of stopping) or ``timeout`` seconds pass; then stop its
-    whole process group (returncode None). The requests it sent are what it is judged on."""
+              timeout: float, done: Done) -> Session:
+    """Run the agent until it ends, ``done(requests)`` holds (the task is on disk: a 0.5B model
+    tends to repeat its last call instead of stopping; or enough requests for a protocol check)
+    or ``timeout`` seconds pass; then stop its whole process group (returncode None). The
+    requests it sent are what it is judged on."""
     log = server.log_path
     start = log.stat().st_size
     began = time.monotonic()
@@ -105,25 +122,22 @@ def run_agent(server: LiveServer, cmd: list[str], env: dict[str, str], cwd: Path
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     returncode: int | None = None
-    while time.monotonic() - began < timeout and proc.poll() is None and not done():
+    while (time.monotonic() - began < timeout and proc.poll() is None
+           and not done(_requests(log, start))):
         time.sleep(1)
     if proc.poll() is None:
-        time.sleep(DONE_GRACE if done() else 0)  # let the request in flight end
+        time.sleep(DONE_GRACE if done(_requests(log, start)) else 0)  # the request in flight
         os.killpg(proc.pid, signal.SIGKILL)
     else:
         returncode = proc.returncode
     output, _ = proc.communicate()
     seconds = time.monotonic() - began
     time.sleep(0.5)  # the access line follows the response's last byte
-    with log.open("rb") as f:
-        f.seek(start)
-        lines = f.read().decode(errors="replace").splitlines()
-    requests = [m.groupdict() for line in lines if (m := ACCESS.search(line))]
-    return Session(returncode, output, requests, seconds)
+    return Session(returncode, output, _requests(log, start), seconds)
 
 
 def claude(server: LiveServer, task: str, cwd: Path, home: Path, timeout: float,
-           done: Callable[[], bool]) -> Session:
+           done: Done) -> Session:
     name = model_id(server)
     env = {"HOME": str(home), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "unused",
            "ANTHROPIC_MODEL": name, "ANTHROPIC_SMALL_FAST_MODEL": name,
@@ -139,7 +153,7 @@ def claude(server: LiveServer, task: str, cwd: Path, home: Path, timeout: float,
 
 
 def codex(server: LiveServer, task: str, cwd: Path, home: Path, timeout: float,
-          done: Callable[[], bool]) -> Session:
+          done: Done) -> Session:
     home.mkdir(parents=True, exist_ok=True)
     (home / "instructions.md").write_text(
         "You are a coding agent. Run shell commands with exec_command to create and edit "
@@ -208,9 +222,11 @@ def test_agent_session(agent_server: LiveServer, tmp_path: Path, agent: str,
         (work / name).write_text(before)
     timeout = SESSION_TIMEOUT if expected is not None and REAL else PROTOCOL_TIMEOUT
 
-    def done() -> bool:
+    def done(requests: list[dict[str, str]]) -> bool:
+        if expected is None or not REAL:  # protocol only: its first requests on the surface
+            return sum(r["path"] == surface for r in requests) >= PROTOCOL_REQUESTS
         path = work / name
-        return expected is not None and REAL and path.exists() and expected in path.read_text()
+        return path.exists() and expected in path.read_text()
 
     session = run(agent_server, prompts[agent].format(work=work), work, tmp_path / "home",
                   timeout, done)
