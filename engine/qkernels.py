@@ -25,11 +25,15 @@ changes them later calls :func:`reload_environment` (model loads do), so no nati
 
 Many rows (prefill, and decode batches of 16): a matmul of at least :func:`blas_rows` rows of x
 on the ``auto`` path dequantizes tiles of 64 weight rows once (vectorized, in the kernel's order
-of x) and multiplies them: below ``AFM_QMM_SGEMM_ROWS`` rows (default 32) by the AVX-512 unit's
-own register-blocked product (``native/afm_qmm/qmm_gemm.h``; 1.2-1.4x sgemm at 16 rows), else
-through the BLAS's sgemm (from twice :func:`blas_rows` where K >= 1024 without AVX-512; exact
-float arithmetic either way; 5-10x the per-row kernels' speed at hundreds of rows,
-tools/bench_prefill.py). ``AFM_QMM_BLAS_ROWS`` sets that row count (default 16; 0: never).
+of x) and multiplies them. On an AVX-512 CPU, from ``AFM_QMM_PANEL_ROWS`` rows (default 16; 0:
+never) by the panel product (``native/afm_qmm/qmm_panels.h``: x packed once per call into
+panels of 48 rows along K, 8 x 48 outer-product register blocks; 100-105 GMAC/s on two Zen 4
+cores, 1.2x MKL's sgemm on the same tiles, 1.4-2.2x the small-M product at 16 rows); below it
+by the AVX-512 unit's own small-M product (``native/afm_qmm/qmm_gemm.h``) under
+``AFM_QMM_SGEMM_ROWS`` rows (default 32); else through the BLAS's sgemm (from twice
+:func:`blas_rows` where K >= 1024 without AVX-512). Exact float arithmetic on every one; 5-10x
+the per-row kernels' speed at hundreds of rows (tools/bench_prefill.py). ``AFM_QMM_BLAS_ROWS``
+sets the first row count (default 16; 0: never).
 With ``AFM_QMM_INT8=1`` (the opt-in to inexact arithmetic) on a CPU with AMX-BF16 (Intel
 Xeon 4th generation on), those products run on AMX tiles instead: x and panels of 32 weight
 rows rounded to bfloat16, float32 sums (``native/afm_qmm/qmm_amx.cpp``; 2-3x the float32
@@ -112,6 +116,8 @@ BLAS_ROWS_ENV = "AFM_QMM_BLAS_ROWS"
 DEFAULT_BLAS_ROWS = 16  # the crossover measured at 8-24 rows (BENCHMARKS.md, issue 31)
 SGEMM_ROWS_ENV = "AFM_QMM_SGEMM_ROWS"
 DEFAULT_SGEMM_ROWS = 32  # below: the AVX-512 tiles' own product beats sgemm (issue 31)
+PANEL_ROWS_ENV = "AFM_QMM_PANEL_ROWS"
+DEFAULT_PANEL_ROWS = 16  # from here the AVX-512 panel product beats both (Zen 4, issue 31)
 
 
 def _env_int(name: str) -> int | None:
@@ -124,9 +130,9 @@ def _env_int(name: str) -> int | None:
 
 
 def reload_environment() -> None:
-    """Hand ``AFM_QMM_ISA``, ``AFM_QMM_THREADS``, ``AFM_QMM_BLAS_ROWS`` and
-    ``AFM_QMM_SGEMM_ROWS`` as set now (Python's ``os.environ``) to the extension, which
-    otherwise read them once at import."""
+    """Hand ``AFM_QMM_ISA``, ``AFM_QMM_THREADS``, ``AFM_QMM_BLAS_ROWS``,
+    ``AFM_QMM_SGEMM_ROWS`` and ``AFM_QMM_PANEL_ROWS`` as set now (Python's ``os.environ``) to
+    the extension, which otherwise read them once at import."""
     if _ext is None or not hasattr(_ext, "set_environment"):
         return
     _ext.set_environment(os.environ.get("AFM_QMM_ISA", "").strip(),
@@ -136,6 +142,9 @@ def reload_environment() -> None:
     if hasattr(_ext, "set_sgemm_rows"):
         rows = _env_int(SGEMM_ROWS_ENV)
         _ext.set_sgemm_rows(DEFAULT_SGEMM_ROWS if rows is None else rows)
+    if hasattr(_ext, "set_panel_rows"):
+        rows = _env_int(PANEL_ROWS_ENV)
+        _ext.set_panel_rows(DEFAULT_PANEL_ROWS if rows is None else rows)
     if hasattr(_ext, "set_blas_bf16"):  # the inexact opt-in covers the many-row tiles too
         _ext.set_blas_bf16(int8_allowed())
 

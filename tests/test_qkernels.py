@@ -342,11 +342,13 @@ def test_thread_pool_survives_its_call_counter_wrapping() -> None:
 @pytest.mark.parametrize("bits", [4, 8])
 @pytest.mark.parametrize("group_size", [32, 64, 128])
 @pytest.mark.parametrize(("rows", "n"), [(64, 200), (257, 96), (600, 1100)])
-def test_many_rows_take_the_blas_tile_path(bits: int, group_size: int, rows: int, n: int) -> None:
-    """From blas_rows() rows on, "auto" dequantizes weight tiles once and multiplies through the
-    BLAS: MLX's reference within the kernels' float tolerance, on odd column counts (tiles of
-    64 weight rows, the last one short), and whatever path "auto" was timed to at decode sizes:
-    with an int8 path chosen, few rows show its rounding and many rows none of it."""
+def test_many_rows_take_the_blas_tile_path(bits: int, group_size: int, rows: int, n: int,
+                                           panels_off: None) -> None:
+    """From blas_rows() rows on (the panel product off), "auto" dequantizes weight tiles once
+    and multiplies through the BLAS: MLX's reference within the kernels' float tolerance, on
+    odd column counts (tiles of 64 weight rows, the last one short), and whatever path "auto"
+    was timed to at decode sizes: with an int8 path chosen, few rows show its rounding and many
+    rows none of it."""
     assert qkernels.blas_rows() == qkernels.DEFAULT_BLAS_ROWS <= rows
     x, wq, s, b = _case(rows, n, 384, group_size, bits, seed=rows)
     s, b = s.astype(mx.float32), b.astype(mx.float32)
@@ -362,7 +364,15 @@ def test_many_rows_take_the_blas_tile_path(bits: int, group_size: int, rows: int
         assert mx.abs(few - ref).max().item() > 1e-3  # the int8 path ran there
 
 
-SMALL_GEMM = "avx512" in qkernels.supported_isas()  # the tiles' own product (qmm_gemm.h)
+SMALL_GEMM = "avx512" in qkernels.supported_isas()  # the tiles' own products (AVX-512)
+
+
+@pytest.fixture
+def panels_off():
+    """The panel product turned off for one test (the small-M product and sgemm take over)."""
+    qkernels._ext.set_panel_rows(0)
+    yield
+    qkernels._ext.set_panel_rows(qkernels.DEFAULT_PANEL_ROWS)
 
 
 @pytest.mark.skipif(not SMALL_GEMM, reason="the tiles' own product needs AVX-512")
@@ -370,12 +380,13 @@ SMALL_GEMM = "avx512" in qkernels.supported_isas()  # the tiles' own product (qm
 @pytest.mark.parametrize("group_size", [32, 128])
 @pytest.mark.parametrize(("n", "k"), [(203, 384), (70, 1152), (6, 256), (40, 4864)])
 def test_decode_batches_take_the_tiles_own_product(bits: int, group_size: int, n: int,
-                                                   k: int) -> None:
-    """From blas_rows() to sgemm_rows() rows (decode batches) the tiles are multiplied by the
-    kernel's own register-blocked product: MLX's reference within the float tolerance on every
-    remainder (rows not a multiple of its 4, weight rows not of its 6, a short last tile), and
-    each sum in an order set by K alone, so a row's output is the same bits whatever the
-    batch around it; through sgemm (AFM_QMM_SGEMM_ROWS=1) the reference too."""
+                                                   k: int, panels_off: None) -> None:
+    """With the panel product off, from blas_rows() to sgemm_rows() rows (decode batches) the
+    tiles are multiplied by the kernel's own register-blocked small-M product: MLX's reference
+    within the float tolerance on every remainder (rows not a multiple of its 4, weight rows not
+    of its 6, a short last tile), and each sum in an order set by K alone, so a row's output is
+    the same bits whatever the batch around it; through sgemm (AFM_QMM_SGEMM_ROWS=1) the
+    reference too."""
     lo, hi = qkernels.blas_rows(), qkernels._ext.sgemm_rows()
     assert lo == qkernels.DEFAULT_BLAS_ROWS < hi == qkernels.DEFAULT_SGEMM_ROWS
     x, wq, s, b = _case(hi - 1, n, k, group_size, bits, seed=n + k)
@@ -393,6 +404,51 @@ def test_decode_batches_take_the_tiles_own_product(bits: int, group_size: int, n
     finally:
         qkernels._ext.set_sgemm_rows(hi)
     _check(through_blas, x, wq, s32, b32, group_size, bits)
+
+
+@pytest.mark.skipif(not SMALL_GEMM, reason="the panel product needs AVX-512")
+@pytest.mark.parametrize("bits", [4, 8])
+@pytest.mark.parametrize("group_size", [32, 128])
+@pytest.mark.parametrize(("n", "k"), [(203, 384), (70, 1152), (6, 256), (40, 4864)])
+def test_many_rows_take_the_panel_product(bits: int, group_size: int, n: int, k: int) -> None:
+    """From panel_rows() rows on an AVX-512 CPU, x is packed into panels of 48 rows and the
+    tiles multiplied by 8 x 48 register blocks: MLX's reference within the float tolerance on
+    every remainder (a last panel of 1, 15, 16 or 17 rows, weight rows not a multiple of 8, a
+    short last tile, depths past one 256-step chunk or not a multiple of it, float16 scales),
+    each sum in an order set by K alone, so a row's output is the same bits whatever the batch
+    around it; and it is the product the tiles run from 16 rows (decode batches included)."""
+    lo = qkernels._ext.panel_rows()
+    assert lo == qkernels.DEFAULT_PANEL_ROWS == qkernels.blas_rows()
+    x, wq, s, b = _case(113, n, k, group_size, bits, seed=n + k + bits)
+    s, b = s.astype(mx.float16), b.astype(mx.float16)
+    s32, b32 = s.astype(mx.float32), b.astype(mx.float32)
+    outs = {m: qkernels.quantized_matmul(x[:m], wq, s, b, group_size, bits)
+            for m in (lo, lo + 1, 47, 48, 49, 64, 113)}
+    for m, out in outs.items():
+        _check(out, x[:m], wq, s32, b32, group_size, bits)
+        assert mx.array_equal(out, outs[113][:m]).item()
+    qkernels._ext.set_panel_rows(0)  # the small-M product and sgemm sum in other orders
+    try:
+        other = qkernels.quantized_matmul(x[:lo], wq, s, b, group_size, bits)
+        mx.eval(other)
+    finally:
+        qkernels._ext.set_panel_rows(lo)
+    if k > 256:
+        assert not mx.array_equal(other, outs[lo]).item()
+
+
+@pytest.mark.skipif(not SMALL_GEMM, reason="the panel product needs AVX-512")
+def test_panel_product_keeps_non_finite_values_and_empty_depth() -> None:
+    """A NaN or infinity in one row of x stays in that row's outputs only (the panels' zero
+    padding and the other rows untouched), like the other paths."""
+    x, wq, s, b = _case(20, 24, 256, 32, 4, seed=5)
+    s, b = s.astype(mx.float32), b.astype(mx.float32)
+    clean = qkernels.quantized_matmul(x, wq, s, b, 32, 4)
+    bad = mx.concatenate([x[:3], mx.full((1, 256), float("nan")), x[4:]])
+    out = qkernels.quantized_matmul(bad, wq, s, b, 32, 4)
+    assert mx.isnan(out[3]).all().item()
+    keep = mx.array([i for i in range(20) if i != 3])
+    assert mx.array_equal(out[keep], clean[keep]).item()
 
 
 AMX_BF16 = qkernels._ext.amx_bf16_available()
@@ -458,9 +514,11 @@ def test_blas_rows_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         _check(out, x, wq, s, b, 64, 4)
     monkeypatch.setenv(qkernels.BLAS_ROWS_ENV, "200")
     monkeypatch.setenv(qkernels.SGEMM_ROWS_ENV, "1")
+    monkeypatch.setenv(qkernels.PANEL_ROWS_ENV, "0")
     qkernels.reload_environment()
     assert qkernels.blas_rows() == 200
     assert qkernels._ext.sgemm_rows() == 1
+    assert qkernels._ext.panel_rows() == 0
 
 
 def test_embedding_lookup_rejects_ids_out_of_range() -> None:

@@ -67,6 +67,9 @@ NB_MODULE(_afm_qmm, m) {
   m.def("set_sgemm_rows", &afm::set_sgemm_rows, "rows"_a,
         "From this many rows the tile path multiplies through sgemm, not its own kernel.");
   m.def("sgemm_rows", &afm::sgemm_rows, "Rows from which the tiles use sgemm.");
+  m.def("set_panel_rows", &afm::set_panel_rows, "rows"_a,
+        "From this many rows (0: never) the tiles use the kernel's panel product (AVX-512).");
+  m.def("panel_rows", &afm::panel_rows, "Rows from which the tiles use the panel product.");
   m.def("set_blas_bf16", &afm::set_blas_bf16, "on"_a,
         "Many-row products on AMX bfloat16 tiles (inexact); returns whether they are on.");
   m.def("blas_bf16", &afm::blas_bf16, "Whether many-row products run on AMX bfloat16 tiles.");

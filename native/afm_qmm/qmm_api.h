@@ -127,6 +127,17 @@ void qmm_avx512_256_deq(const QmmArgs& a, int n0, int rows, float* dst);
 // ldx) times a tile of weight rows dequantized by qmm_avx512_deq (stride K)
 void qmm_avx512_gemm(const float* x, int ldx, int M, const float* w, int K, int nb, float* out,
                      int ldo);
+// Many rows of x (qmm_panels.h): panel p (QMM_PANEL_ROWS rows of x from row p * that, the last
+// zero-padded to whole vectors) written along K in qmm_avx512_deq's order to panels + that row
+// * K (64-byte aligned; qmm_panels_size floats in all); then the panels times a tile of nb
+// weight rows dequantized by qmm_avx512_deq, out[m, n] for m < M, n < nb.
+constexpr int QMM_PANEL_ROWS = 48;
+inline size_t qmm_panels_size(int M, int K) {
+  return size_t((M + QMM_PANEL_ROWS - 1) / QMM_PANEL_ROWS) * QMM_PANEL_ROWS * K;
+}
+void qmm_avx512_pack_panel(const QmmArgs& a, int p, float* panels);
+void qmm_avx512_panels(const float* panels, int M, int K, const float* w, int nb, float* out,
+                       int ldo);
 // qmm_avx512_deq's values rounded to bfloat16 (the bfloat16 BLAS tiles)
 void qmm_avx512_deq_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst);
 // AMX bfloat16 tiles (qmm_amx.cpp, built where the compiler has AMX: AFM_HAS_AMX): whether the CPU has them and the kernel lets this process

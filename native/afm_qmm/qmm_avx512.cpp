@@ -7,4 +7,6 @@
 #define QMM_DEQ qmm_avx512_deq
 #define QMM_DEQ_BF16 qmm_avx512_deq_bf16
 #define QMM_GEMM qmm_avx512_gemm
+#define QMM_PANELS qmm_avx512_panels
+#define QMM_PANEL_PACK qmm_avx512_pack_panel
 #include "qmm_kernel.h"

@@ -607,6 +607,21 @@ void QMM_GEMM(const float* x, int ldx, int M, const float* w, int K, int nb, flo
 }
 #endif
 
+#ifdef QMM_PANELS
+#include "qmm_panels.h"
+
+void QMM_PANEL_PACK(const QmmArgs& a, int p, float* panels) {
+  if (a.bits == 4)
+    pack_panel<4>(a, p, panels);
+  else
+    pack_panel<8>(a, p, panels);
+}
+
+void QMM_PANELS(const float* panels, int M, int K, const float* w, int nb, float* out, int ldo) {
+  panel_rows(panels, M, K, w, nb, out, ldo);
+}
+#endif
+
 #ifdef QMM_DEQ
 void QMM_DEQ(const QmmArgs& a, int n0, int rows, float* dst) {
   qmm_dispatch(a, [&](auto bits, auto gs) {

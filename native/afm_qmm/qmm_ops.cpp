@@ -33,6 +33,8 @@ using Kernel = void (*)(const QmmArgs&, int, int);
 using Prep = void (*)(const QmmArgs&, float*);
 using Deq = void (*)(const QmmArgs&, int, int, float*);
 using Gemm = void (*)(const float*, int, int, const float*, int, int, float*, int);
+using PanelPack = void (*)(const QmmArgs&, int, float*);
+using Panels = void (*)(const float*, int, int, const float*, int, float*, int);
 
 bool cpu_has(Isa isa) {
 #ifdef QMM_X86
@@ -130,6 +132,7 @@ std::mutex g_env_mu;
 EnvSettings g_env;
 std::atomic<int> g_blas_rows{16};
 std::atomic<int> g_sgemm_rows{32};  // from this many rows the tiles use sgemm (qmm_gemm.h below)
+std::atomic<int> g_panel_rows{16};  // from this many rows the tiles use the panel product
 std::atomic<bool> g_blas_bf16{false};  // many rows on AMX bfloat16 tiles (set_blas_bf16)
 
 std::atomic<int> g_row_threads{1};  // threads for one-row calls (decode at batch 1)
@@ -217,11 +220,14 @@ struct TilePath {
   Deq deq;
   Gemm gemm;  // the small-M product (AVX-512 only: with 16 registers of 8 lanes its 2 x 4
               // blocks lose to the per-row kernels, 0.6x at 16 rows; sgemm runs instead)
+  PanelPack pack = nullptr;  // the large-M product on panels of x (AVX-512 only)
+  Panels panels = nullptr;
 };
 TilePath tile_path(Kernel kernel) {
 #ifdef QMM_X86
   if (kernel != qmm_portable && cpu_has(Isa::Avx512))
-    return {qmm_avx512_prep, qmm_avx512_deq, qmm_avx512_gemm};
+    return {qmm_avx512_prep, qmm_avx512_deq, qmm_avx512_gemm, qmm_avx512_pack_panel,
+            qmm_avx512_panels};
   if (kernel != qmm_portable) return {qmm_avx2_prep, qmm_avx2_deq, nullptr};
 #endif
   return {qmm_portable_prep, qmm_portable_deq, nullptr};
@@ -235,6 +241,8 @@ TilePath tile_path(Kernel kernel) {
 bool tiles_for(int M, int K, int blas_at, Kernel kernel) {
   if (blas_at <= 0 || M < blas_at) return false;
   if (tile_path(kernel).gemm && M < g_sgemm_rows.load()) return true;
+  const int panel_at = g_panel_rows.load();
+  if (tile_path(kernel).panels && panel_at > 0 && M >= panel_at) return true;
   return blas_sgemm() && M >= (K < 1024 ? blas_at : 2 * blas_at);
 }
 
@@ -483,6 +491,37 @@ void run_qmm_amx_bf16(const QmmArgs& a) {
 // Rows from which the opt-in AMX bfloat16 tiles take over (fewer: the per-row int8 kernels).
 constexpr int kAmxRows = 16;
 
+// Weight rows per tile. Through sgemm: 64 (fewer leave the BLAS re-packing all of x for a
+// sliver of columns: MKL, one thread, 1024 x 4864 x 16 at 24 GMAC/s against 47 at 128 columns;
+// a 4864-deep product of 1024 rows on two Zen 4 cores 82.6 -> 56.6 ms from 16 to 64 rows). The
+// small-M product: a multiple of 16 up to 64, at most ~256 KB of floats (in L2).
+int tile_rows(int K, bool sgemm) {
+  if (sgemm) return 64;
+  return std::max(16, std::min(64, (65536 / std::max(1, K)) / 16 * 16));
+}
+
+// Many rows on the panel product (qmm_panels.h): x packed into panels over the pool, then each
+// task dequantizes a tile of 64 weight rows and multiplies every panel with it.
+void run_qmm_panels(const QmmArgs& a, const TilePath& path) {
+  const int P = (a.M + QMM_PANEL_ROWS - 1) / QMM_PANEL_ROWS;
+  const size_t size = qmm_panels_size(a.M, a.K);
+  std::unique_ptr<float, decltype(&std::free)> panels(
+      static_cast<float*>(std::aligned_alloc(64, (size * sizeof(float) + 63) / 64 * 64)),
+      &std::free);
+  if (!panels) throw std::bad_alloc();
+  float* px = panels.get();
+  pool().run(P, num_threads(), [&](int p) { path.pack(a, p, px); });
+  constexpr int NB = 64;
+  const int ntasks = (a.N + NB - 1) / NB;
+  pool().run(ntasks, num_threads(), [&](int t) {
+    const int n0 = t * NB, nb = std::min(a.N, n0 + NB) - n0;
+    thread_local std::vector<float> tile;
+    tile.resize(size_t(NB) * a.K);
+    path.deq(a, n0, nb, tile.data());
+    path.panels(px, a.M, a.K, tile.data(), nb, a.out + n0, a.N);
+  });
+}
+
 // Many rows (decode batches, prefill): each task dequantizes a tile of weight rows once
 // (vectorized, in the kernel's order of x) and multiplies all of x, permuted once into that
 // order, with it: below sgemm_rows() rows (or without a BLAS) by the kernel's own small-M
@@ -493,10 +532,11 @@ constexpr int kAmxRows = 16;
 void run_qmm_tiles(const QmmArgs& a, Kernel kernel) {
   if (g_blas_bf16.load() && a.M >= kAmxRows) return run_qmm_amx_bf16(a);
   const TilePath path = tile_path(kernel);
+  if (path.panels && g_panel_rows.load() > 0 && a.M >= g_panel_rows.load())
+    return run_qmm_panels(a, path);
   // (tiles_for: one of the two exists)
   const SgemmFn sgemm = path.gemm && a.M < g_sgemm_rows.load() ? nullptr : blas_sgemm();
-  // weight rows per tile: a multiple of 16 up to 64, at most ~256 KB of floats (in L2)
-  const int NB = std::max(16, std::min(64, (65536 / std::max(1, a.K)) / 16 * 16));
+  const int NB = tile_rows(a.K, sgemm != nullptr);
   const int ld = qmm_xp_stride(a.K);
   std::unique_ptr<float[]> xp(new float[size_t(a.M) * ld]);
   path.prep(a, xp.get());
@@ -641,6 +681,14 @@ void set_sgemm_rows(int rows) {
 
 int sgemm_rows() {
   return g_sgemm_rows.load();
+}
+
+void set_panel_rows(int rows) {
+  g_panel_rows.store(std::max(0, rows));
+}
+
+int panel_rows() {
+  return g_panel_rows.load();
 }
 
 bool set_blas_bf16(bool on) {

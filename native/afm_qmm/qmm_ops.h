@@ -60,6 +60,10 @@ int blas_rows();
 // From this many rows the tiles are multiplied by the BLAS's sgemm (where one is loaded); fewer
 // rows, or no BLAS, take the kernel's own product (qmm_gemm.h).
 void set_sgemm_rows(int rows);
+// From this many rows (0: never) the tiles are multiplied by the kernel's panel product
+// (qmm_panels.h, AVX-512 CPUs), before sgemm.
+void set_panel_rows(int rows);
+int panel_rows();
 int sgemm_rows();
 // Many-row products (from blas_rows() rows) on AMX bfloat16 tiles instead of the float32 BLAS
 // tiles (inexact: opt-in); returns whether they are on (false on CPUs without AMX-BF16).
