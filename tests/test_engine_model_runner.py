@@ -20,7 +20,13 @@ import mlx.core as mx  # noqa: E402
 from mlx_lm.models.cache import make_prompt_cache  # noqa: E402
 
 from engine.config import EngineConfig  # noqa: E402
-from engine.model_runner import MIN_PREFIX_REUSE, SOLO_PREFILL_STEP, ModelRunner  # noqa: E402
+from engine.model_runner import (  # noqa: E402
+    MIN_PREFIX_REUSE,
+    SHARED_PREFIX_MIN,
+    SOLO_PREFILL_STEP,
+    ModelRunner,
+    shared_prefix,
+)
 from engine.sampling import SampleOutput  # noqa: E402
 from engine.sequence import Sequence  # noqa: E402
 from engine.types import GenerationRequest, SamplingParams  # noqa: E402
@@ -160,6 +166,67 @@ def test_grouped_prefill_samples_like_chunked_prefill(
         runner.decode_step(emit, newcomers=False)
     assert group[0].generated == reference_greedy(runner, prompts[0], 6)
     assert group[2].generated == reference_greedy(runner, prompts[2], 6)
+
+
+def test_grouped_prefill_runs_a_shared_prefix_once(
+    runner: ModelRunner, loop: asyncio.AbstractEventLoop
+) -> None:
+    """Prompts opening alike (a system prompt): the prefix runs once, the rows of different
+    lengths sample, decode and feed the prefix cache exactly as each prompt alone."""
+    head = prompt_of(runner, MIN_PREFIX_REUSE + 4, 3)
+    prompts = [head + prompt_of(runner, n, off) for n, off in ((3, 50), (9, 61), (1, 72), (6, 83))]
+    group = [make_seq(loop, p) for p in prompts]
+    for seq in group:
+        runner.prepare(seq)
+    assert shared_prefix(group) == len(head)
+    calls: list[tuple[int, ...]] = []
+    model = runner.model
+
+    class Counting:  # the model, noting the shape of every forward's input
+        def __getattr__(self, name: str) -> Any:
+            return getattr(model, name)
+
+        def __call__(self, x: mx.array, cache: Any) -> mx.array:
+            calls.append(tuple(x.shape))
+            return model(x, cache=cache)
+
+    runner.model = Counting()
+    try:
+        out, cache = runner.prefill_together(group)
+    finally:
+        runner.model = model
+    assert calls[0] == (1, len(head))  # the prefix, once
+    assert all(shape[0] == len(group) and shape[1] <= 9 for shape in calls[1:])
+    assert out.tokens.tolist() == [reference_greedy(runner, p, 1)[0] for p in prompts]
+    emit = Recorder(limit=5)
+    emit(group, out)
+    runner.join_group(group, cache)
+    while runner.decoding:
+        runner.decode_step(emit, newcomers=False)
+    for seq, prompt in zip(group, prompts, strict=True):
+        assert seq.generated == reference_greedy(runner, prompt, 5)
+    again = make_seq(loop, prompts[1] + [9, 10])
+    runner.prepare(again)  # the grouped rows' caches were stored whole
+    assert again.cached_tokens >= len(prompts[1])
+    while (first := runner.prefill_chunk(again)) is None:
+        pass
+    assert first.tokens.tolist() == [reference_greedy(runner, prompts[1] + [9, 10], 1)[0]]
+    runner.release([again])
+
+
+def test_shared_prefix_needs_length_and_bounded_padding(
+    runner: ModelRunner, loop: asyncio.AbstractEventLoop
+) -> None:
+    head = prompt_of(runner, SHARED_PREFIX_MIN, 3)
+
+    def group(*tails: int) -> list[Sequence]:
+        return [make_seq(loop, head + prompt_of(runner, n, 40 + n)) for n in tails]
+    assert shared_prefix(group(2, 5)) == SHARED_PREFIX_MIN
+    assert shared_prefix(group(4)) == 0  # one prompt: nothing to share
+    assert shared_prefix(group(0, 5)) == 0  # the prefix is a whole prompt: one short of it
+    assert shared_prefix(group(1, 2 + SHARED_PREFIX_MIN)) == 0  # padding past the prefix
+    short = [make_seq(loop, head[:-1] + [1]), make_seq(loop, head[:-1] + [2])]
+    assert shared_prefix(short) == 0  # shorter than SHARED_PREFIX_MIN
 
 
 def test_finished_rows_feed_the_prefix_cache(
