@@ -214,6 +214,28 @@ def test_grouped_prefill_runs_a_shared_prefix_once(
     runner.release([again])
 
 
+def test_shared_prefix_row_padded_past_its_cache(
+    runner: ModelRunner, loop: asyncio.AbstractEventLoop
+) -> None:
+    """A row shorter than the longest by the whole prefix holds none of it in its cache: it
+    re-runs the prefix with its own tokens in the batched part."""
+    head = prompt_of(runner, SHARED_PREFIX_MIN + 4, 3)
+    prompts = [head + prompt_of(runner, 1, 50), head + prompt_of(runner, len(head) + 1, 61)]
+    group = [make_seq(loop, p) for p in prompts]
+    for seq in group:
+        runner.prepare(seq)
+    assert shared_prefix(group) == len(head)
+    out, cache = runner.prefill_together(group)
+    assert out.tokens.tolist() == [reference_greedy(runner, p, 1)[0] for p in prompts]
+    emit = Recorder(limit=4)
+    emit(group, out)
+    runner.join_group(group, cache)
+    while runner.decoding:
+        runner.decode_step(emit, newcomers=False)
+    for seq, prompt in zip(group, prompts, strict=True):
+        assert seq.generated == reference_greedy(runner, prompt, 4)
+
+
 def test_shared_prefix_needs_length_and_bounded_padding(
     runner: ModelRunner, loop: asyncio.AbstractEventLoop
 ) -> None:
