@@ -291,10 +291,12 @@ def _success(server: LiveServer) -> float:
 
 LONG = {"model": "m", "max_tokens": 3000, "messages": MSGS,
         "tools": [{"name": "write", "input_schema": {
-            "type": "object", "properties": {"text": {"type": "string", "minLength": 2500}},
+            "type": "object", "properties": {"text": {"type": "string", "minLength": 100000}},
             "required": ["text"]}}],
         "tool_choice": {"type": "tool", "name": "write"}}
-"""A request that holds its slot: the grammar forces a 2500-character tool input."""
+"""A request that holds its slot for all of its 3000 tokens: the grammar forces a tool input
+longer than they can spell (at 2500 characters the random model's long tokens ended it in 1.6 s,
+inside a busy probe's one-second queue wait)."""
 
 
 def test_counts_in_metrics_and_disconnect_frees_the_slot(server: LiveServer,
