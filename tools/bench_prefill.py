@@ -19,7 +19,10 @@ runs llama.cpp's ``llama-bench`` instead (same settings, ``-r 1``; TTFT = tokens
 rate, decode at depth 32; peak RSS by /usr/bin/time), for machines where the server is not
 built. Decode: 64 greedy tokens after a 32-token prompt, tok/s of the decode steps (llama: its
 ``timings.predicted_per_second``). ``--rows`` times the quantized matmul per row count on both
-paths (how the BLAS threshold was chosen).
+paths (how the BLAS threshold was chosen). ``--attention`` times the attention op alone as a
+chunked prefill of each length calls it on the model's shape (every chunk's queries against the
+keys so far, causal), summed over the layers, with its multiply-add rate and share of the
+prompt's TTFT: how far the prefill rate at a length can fall for attention alone.
 Ratios are afm over the peer, per round: above 1 afm is faster.
 """
 
@@ -222,6 +225,45 @@ def rows_table(k: int = 576, n: int = 1536) -> None:
     qkernels.reload_environment()
 
 
+def attention_table(config: dict, lengths: list[int], step: int,
+                    ttft: dict[tuple[str, int], list[float]]) -> None:
+    """The attention op alone, as a prefill of each length in chunks of ``step`` calls it
+    (fast_ops' route: the tiled native op where installed), all layers."""
+    heads, kv_heads = config["num_attention_heads"], config["num_key_value_heads"]
+    d = config["hidden_size"] // heads
+    layers = config["num_hidden_layers"]
+    variant("afm")
+    print(f"\nattention alone: {layers} layers, {heads} heads / {kv_heads} KV heads of {d}, "
+          f"chunks of {step}, {'tiled native op' if fast_ops._TILED else 'MLX graph'}\n")  # noqa: SLF001
+    print("| prompt tokens | attention s (all layers, best of 3) | GMAC/s | share of afm's TTFT |")
+    print("|---|---|---|---|")
+    for n in lengths:
+        key = mx.random.key(n)
+        k = mx.random.normal((1, kv_heads, n, d), key=key)
+        v = mx.random.normal((1, kv_heads, n, d), key=mx.random.key(n + 1))
+        mx.eval(k, v)
+        total, macs = 0.0, 0.0
+        for s0 in range(0, n, step):
+            s1 = min(s0 + step, n)
+            q = mx.random.normal((1, heads, s1 - s0, d), key=mx.random.key(s0))
+            ks, vs = k[:, :, :s1], v[:, :, :s1]
+            mx.eval(q, ks, vs)
+            best = 1e9
+            for _ in range(3):
+                tic = time.perf_counter()
+                mx.eval(mx.fast.scaled_dot_product_attention(q, ks, vs, scale=d ** -0.5,
+                                                             mask="causal"))
+                best = min(best, time.perf_counter() - tic)
+            total += best
+            pairs = sum(s0 + i + 1 for i in range(s1 - s0))  # (query, visible key) pairs
+            macs += heads * 2 * d * pairs
+        total *= layers
+        gmacs = macs * layers / total / 1e9
+        afm = ttft.get((f"afm@{step}", n))
+        share = f"{total / statistics.median(afm):.0%}" if afm else "-"
+        print(f"| {n} | {total:.2f} | {gmacs:.0f} | {share} |", flush=True)
+
+
 def _fmt(xs: list[float], f: str = "{:.0f}") -> str:
     return " / ".join(f.format(x) for x in xs)
 
@@ -242,6 +284,8 @@ def main() -> int:
     ap.add_argument("--rows", action="store_true", help="only the row-count table")
     ap.add_argument("--rows-shape", type=int, nargs=2, default=[576, 1536], metavar=("K", "N"),
                     help="--rows: the product's depth and width (default: SmolLM2's MLP)")
+    ap.add_argument("--attention", action="store_true",
+                    help="also the attention op alone per length (time, GMAC/s, TTFT share)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     if args.rows:
@@ -317,6 +361,8 @@ def main() -> int:
         print(f"| {base} | {peer} | decode c=1 | {_fmt(rs, '{:.2f}')} | "
               f"{statistics.median(rs):.2f}x |")
     print("\nPeak RSS MiB: " + ", ".join(f"{k} {v:.0f}" for k, v in rss.items()))
+    if args.attention:
+        attention_table(config, args.lengths, args.step[0], ttft)
     if args.json:
         args.json.write_text(json.dumps({"ttft": {f"{t}@{n}": v for (t, n), v in ttft.items()},
                                          "decode": decode, "rss_mib": rss}, indent=1))
