@@ -28,6 +28,7 @@ OTHER_TOOLS = {
     "--find-links": "afm fetch-models",
     "--convert": "afm fetch-models",
     "--rows": "tools/bench_prefill.py",
+    "--attention": "tools/bench_prefill.py",
     "--gguf": "tools/bench.py",
     "--long": "tools/bench.py --gguf",
     "--jinja": "llama-server",
