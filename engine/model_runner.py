@@ -39,8 +39,13 @@ from engine.sequence import Sequence
 
 log = logging.getLogger(__name__)
 
-MIN_PREFIX_REUSE = 32  # prefix-cache hits shorter than this are recomputed
+MIN_PREFIX_REUSE = 32  # prefix-cache hits shorter than this keep the prompt groupable
 SHARED_PREFIX_MIN = 16  # a grouped prefill runs a common prefix this long once
+SOLO_PREFIX_REUSE = 16
+"""A prefix-cache hit of this many tokens (and under :data:`MIN_PREFIX_REUSE`) is used when the
+prompt is prefilled alone, and dropped when it joins a grouped prefill (which runs a shared
+prefix once anyway): a chat template's preamble and a short system prompt (29 tokens on
+SmolLM2) are not recomputed for every lone request (~1.3 ms a token on two cores)."""
 SOLO_PREFILL_STEP = 1024
 """Prompt tokens a chunk may hold when no stream is decoding (nobody waits on it): per token,
 a 4096-token prompt of SmolLM2-135M prefilled 1.15x faster in chunks of 1024 than of 256, and
@@ -143,6 +148,7 @@ class ModelRunner:
         seq.row = RowState.create(seq.request.params, prompt, self.vocab_size)
         metrics.prompt_tokens.inc(len(prompt))
         reused, cache = 0, None
+        seq.solo_prefix = None
         if self.prefix is not None:
             reused, cache = self.prefix.lookup(prompt, limit=len(prompt) - 1)
             if self.store is not None:  # a longer prefix on disk (e.g. after a restart)
@@ -150,7 +156,9 @@ class ModelRunner:
                                             better_than=max(reused, MIN_PREFIX_REUSE - 1))
                 if disk is not None:
                     reused, cache = n, disk
-            if reused < MIN_PREFIX_REUSE:  # cheaper to recompute, and keeps batched prefill
+            if reused < MIN_PREFIX_REUSE:  # keeps the prompt groupable (prefill_together)
+                if reused >= SOLO_PREFIX_REUSE and cache is not None:
+                    seq.solo_prefix = (reused, cache)  # taken if it is prefilled alone
                 reused, cache = 0, None
             metrics.prefix_cache_queries.inc(len(prompt))
             metrics.prefix_cache_hits.inc(reused)
@@ -213,6 +221,8 @@ class ModelRunner:
         to :meth:`join_group` once the tokens are events.
         """
         longest = max(len(s.prompt) for s in group)
+        for seq in group:
+            seq.solo_prefix = None  # the group runs its shared prefix once instead
         self._op(distributed.PREFILL_TOGETHER, [s.order for s in group], len(group) * longest)
         tic = time.perf_counter()
         mx.reset_peak_memory()
@@ -283,6 +293,11 @@ class ModelRunner:
         :meth:`chunk_size`); after the last chunk, sample its first token and return the sample
         (None before)."""
         assert seq.cache is not None
+        if seq.solo_prefix is not None and seq.prefill_pos == 0:
+            reused, seq.cache = seq.solo_prefix
+            seq.prefill_pos = seq.cached_tokens = reused
+            metrics.prefix_cache_hits.inc(reused)
+        seq.solo_prefix = None
         prompt, step = seq.prompt, tokens or self.chunk_size()
         start = seq.prefill_pos
         end = min(start + step, len(prompt))

@@ -40,6 +40,7 @@ class Sequence:
     prefill_pos: int = 0
     cached_tokens: int = 0
     cache: list[Any] | None = None  # per-layer batch-1 caches while prefilling
+    solo_prefix: tuple[int, list[Any]] | None = None  # a short prefix hit, if prefilled alone
     row: RowState | None = None
     detok: IncrementalDetokenizer | None = None
     stops: StopMatcher | None = None

@@ -16,7 +16,7 @@ import httpx
 import jsonschema
 import pytest
 
-from engine.model_runner import MIN_PREFIX_REUSE
+from engine.model_runner import SOLO_PREFIX_REUSE
 from tests.conftest import LiveServer
 from tests.contract_support import parse_sse_events, stream_errors
 from tests.waiting import eventually
@@ -233,7 +233,7 @@ def test_count_tokens_equals_input_tokens(uncached: anthropic.Anthropic,
     for _ in range(2):  # the second run reads the prompt (less its last token) from the cache
         m = create(client, max_tokens=2, **request_)
         assert m.usage.input_tokens + m.usage.cache_read_input_tokens == counted
-    assert (m.usage.cache_read_input_tokens > 0) == (counted > MIN_PREFIX_REUSE)
+    assert (m.usage.cache_read_input_tokens > 0) == (counted > SOLO_PREFIX_REUSE)
 
 
 def test_stop_sequence_and_max_tokens(client: anthropic.Anthropic) -> None:

@@ -24,6 +24,7 @@ from engine.model_runner import (  # noqa: E402
     MIN_PREFIX_REUSE,
     SHARED_PREFIX_MIN,
     SOLO_PREFILL_STEP,
+    SOLO_PREFIX_REUSE,
     ModelRunner,
     shared_prefix,
 )
@@ -265,6 +266,34 @@ def test_finished_rows_feed_the_prefix_cache(
     while (out := runner.prefill_chunk(again)) is None:
         pass
     assert out.tokens.tolist() == [reference_greedy(runner, follow_up, 1)[0]]
+
+
+def test_a_short_prefix_hit_is_used_alone_and_dropped_in_a_group(
+    runner: ModelRunner, loop: asyncio.AbstractEventLoop
+) -> None:
+    """A cached prefix shorter than MIN_PREFIX_REUSE (a chat template's preamble) is reused by
+    a prompt prefilled alone; prompts prefilled together recompute it (once, shared)."""
+    head = prompt_of(runner, SOLO_PREFIX_REUSE + 4, 91)
+    assert SOLO_PREFIX_REUSE <= len(head) < MIN_PREFIX_REUSE
+    seed = make_seq(loop, head + prompt_of(runner, 5, 92))
+    run_to_end(runner, [seed], Recorder(limit=2))
+    alone = make_seq(loop, head + prompt_of(runner, 7, 93))
+    runner.prepare(alone)
+    assert alone.cached_tokens == alone.prefill_pos == 0 and alone.solo_prefix is not None
+    while (out := runner.prefill_chunk(alone)) is None:
+        pass
+    assert alone.cached_tokens == len(head) and alone.solo_prefix is None
+    assert out.tokens.tolist() == [reference_greedy(runner, alone.prompt, 1)[0]]
+    prompts = [head + prompt_of(runner, n, off) for n, off in ((3, 94), (6, 95))]
+    group = [make_seq(loop, p) for p in prompts]
+    for seq in group:
+        runner.prepare(seq)
+        assert seq.solo_prefix is not None and seq.prefill_pos == 0
+    out, cache = runner.prefill_together(group)
+    assert [s.cached_tokens for s in group] == [0, 0]
+    assert all(s.solo_prefix is None for s in group)
+    assert out.tokens.tolist() == [reference_greedy(runner, p, 1)[0] for p in prompts]
+    runner.release(group)
 
 
 def test_dropping_rows_keeps_the_others_aligned(
