@@ -100,22 +100,28 @@ def test_gguf_prefill_rates_against_the_shortest_prompt_and_the_equal_cost_bound
     assert work.linear == 30 * (576 * 576 + 2 * 576 * 192 + 576 * 576 + 3 * 576 * 1536)
     assert work.attention == 30 * 9 * 128
     # a 4k prompt is ~40% attention: at one cost per multiply-add its rate is 0.62 of 256's
-    assert equal_cost_rate_ratio(work, 256, 4096) == pytest.approx(0.625, abs=0.002)
-    assert equal_cost_rate_ratio(work, 256, 256) == pytest.approx(1.0)
+    assert equal_cost_rate_ratio(work, (256, 0), (4096, 0)) == pytest.approx(0.625, abs=0.002)
+    assert equal_cost_rate_ratio(work, (256, 0), (256, 0)) == pytest.approx(1.0)
+    # a reused chat preamble: only the tokens computed count, each attending over the whole
+    # prefix, so the short prompt's rate per computed token is a little lower
+    reused = equal_cost_rate_ratio(work, (256, 29), (4096, 29))
+    assert 0.625 < reused < 0.64
     assert prefill_work({"general.architecture": "llama"}) is None
 
     res = FileResults(Path("x.gguf"))
     res.rows.append("prompt ~4096")  # rows in any order: the shortest prompt is the base
     for ttft_a, ttft_l in ((0.5, 1.0), (0.6, 1.0)):  # round 2 slower for afm only
-        res.add("prompt ~256", "afm", Cell(ttft_a, tokens=250))
-        res.add("prompt ~256", "llama", Cell(ttft_l, tokens=250))
-    res.add("prompt ~4096", "afm", Cell(10.0, tokens=4000))
-    res.add("prompt ~4096", "llama", Cell(20.0, tokens=4000))
+        # 250-token prompts, 29 of them reused from the prefix cache: 221 computed
+        res.add("prompt ~256", "afm", Cell(ttft_a, tokens=221, prompt=250))
+        res.add("prompt ~256", "llama", Cell(ttft_l, tokens=221, prompt=250))
+    res.add("prompt ~4096", "afm", Cell(10.0, tokens=4000, prompt=4000))
+    res.add("prompt ~4096", "llama", Cell(20.0, tokens=4000, prompt=4000))
     res.add("prompt ~4096", "afm", Cell(0.0, error="boom"))
     res.add("prompt ~4096", "llama", Cell(18.0, tokens=4000))
     afm = rate_ratios(res, "afm")["prompt ~4096"]
-    assert afm == pytest.approx([(4000 / 10.0) / (250 / 0.5)])  # the failed round is left out
-    assert rate_ratios(res, "llama")["prompt ~4096"] == pytest.approx([0.8, 4000 / 18 / 250])
+    assert afm == pytest.approx([(4000 / 10.0) / (221 / 0.5)])  # the failed round is left out
+    assert rate_ratios(res, "llama")["prompt ~4096"] == pytest.approx(
+        [(4000 / 20) / 221, (4000 / 18) / 221])
     text = "\n".join(render_rates(res, work))
-    assert "prompt ~4096 / prompt ~256" in text and "0.80 (0.80)" in text
-    assert f"{equal_cost_rate_ratio(work, 250, 4000):.2f}" in text
+    assert "prompt ~4096 / prompt ~256" in text and "0.90 (0.90)" in text
+    assert f"{equal_cost_rate_ratio(work, (250, 29), (4000, 0)):.2f}" in text

@@ -6,14 +6,16 @@ round, the order alternating between rounds:
 - decode: ``c`` streaming clients (1, 4, 16), ``--tokens`` tokens each (EOS ignored), short
   unique prompts; aggregate tok/s over the wave's wall time;
 - cold prompts: one request at a time, ``max_tokens`` 1, a prompt of about N tokens of random
-  words unique to the request (so no prompt cache helps); TTFT and prompt tokens / TTFT;
+  words unique to the request (so no prompt cache helps past the chat template's preamble,
+  which both servers reuse: afm's ``cached_tokens``, llama-server's ``timings.cache_n``); TTFT,
+  and the tokens computed (prompt less reused) / TTFT;
   with ``--long`` a 16k prompt once (first round), where the model's context holds it;
 - peak RSS of each server process (``VmHWM``) after load and at the end;
-- each server's prefill rate at every longer prompt against its rate at the shortest, per
-  round, beside the same ratio if every multiply-add of the model cost the same time
-  (:func:`equal_cost_rate_ratio`, from the file's header): causal attention's share of the work
-  grows with the prompt, so a rate ratio near that figure means both parts of prefill run at
-  one speed.
+- each server's prefill rate (tokens computed / TTFT) at every longer prompt against its rate at
+  the shortest, per round, beside the same ratio if every multiply-add of the model cost the
+  same time (:func:`equal_cost_rate_ratio`, from the file's header): causal attention's share
+  of the work grows with the prompt, so a rate ratio near that figure means both parts of
+  prefill run at one speed.
 
 Each ratio is afm over llama-server within a round (decode: tok/s; prompts: the inverse ratio of
 TTFTs, so above 1 afm is faster), then the median over rounds.
@@ -152,7 +154,8 @@ class Cell:
     value: float  # decode: tok/s; prompt: TTFT seconds
     extra: str = ""
     error: str = ""
-    tokens: int = 0  # prompt: its tokens as the server counted them
+    tokens: int = 0  # prompt: the tokens it prefilled (its prompt tokens less those reused)
+    prompt: int = 0  # prompt: its tokens as the server counted them
 
 
 @dataclass
@@ -198,8 +201,11 @@ def prompt_cell(server: Server, words: Words, n: int) -> Cell:
     res = asyncio.run(_one(server, _body(server, words.text(n) + "\nSay one word.", 1)))
     if not res.ok or res.ttft is None:
         return Cell(0.0, error=res.error)
-    tps = f"{res.prompt_tokens / res.ttft:.0f} tok/s" if res.prompt_tokens else ""
-    return Cell(res.ttft, extra=f"{res.prompt_tokens} tok, {tps}", tokens=res.prompt_tokens or 0)
+    prompt, cached = res.prompt_tokens or 0, res.cached_tokens or 0
+    filled = max(prompt - cached, 0)
+    reused = f" ({cached} reused)" if cached else ""
+    tps = f", {filled / res.ttft:.0f} tok/s" if filled else ""
+    return Cell(res.ttft, extra=f"{prompt} tok{reused}{tps}", tokens=filled, prompt=prompt)
 
 
 @dataclass(frozen=True)
@@ -238,12 +244,17 @@ def prefill_work(meta: dict[str, Any]) -> PrefillWork | None:
     return PrefillWork(linear=linear, attention=layers * heads * (hd + hdv))
 
 
-def equal_cost_rate_ratio(work: PrefillWork, short: int, long: int) -> float:
-    """The prefill rate (tokens / time) at ``long`` tokens over the rate at ``short`` if every
-    multiply-add took the same time: what a server keeps of its short-prompt rate when its
-    attention and its matmuls run at one speed (more if attention runs faster, or if fixed
-    per-request costs weigh on the short prompt)."""
-    return (long / work.total(long)) / (short / work.total(short))
+def equal_cost_rate_ratio(work: PrefillWork, short: tuple[int, int],
+                          long: tuple[int, int]) -> float:
+    """The prefill rate (tokens computed / time) of the ``long`` prompt over that of the ``short``
+    one if every multiply-add took the same time, each given as (prompt tokens, tokens reused
+    from a cache): what a server keeps of its short-prompt rate when its attention and its
+    matmuls run at one speed (more if attention runs faster, or if fixed per-request costs weigh
+    on the short prompt)."""
+    def rate(n: int, reused: int) -> float:
+        return (n - reused) / (work.total(n) - work.total(reused))
+
+    return rate(*long) / rate(*short)
 
 
 def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults:
@@ -363,14 +374,20 @@ def render_rates(res: FileResults, work: PrefillWork | None) -> list[str]:
     per = {key: rate_ratios(res, key) for key in ("afm", "llama")}
     if len(rows) < 2:
         return []
-    base_tokens = [c.tokens for c in res.cells.get((rows[0], "afm"), []) if c.tokens]
+    def sizes(row: str) -> tuple[int, int] | None:
+        """afm's median (prompt tokens, tokens reused) in ``row``."""
+        cells = [c for c in res.cells.get((row, "afm"), []) if c.tokens]
+        if not cells:
+            return None
+        return (int(statistics.median(c.prompt for c in cells)),
+                int(statistics.median(c.prompt - c.tokens for c in cells)))
+
+    base = sizes(rows[0])
     table = []
     for row in rows[1:]:
-        tokens = [c.tokens for c in res.cells.get((row, "afm"), []) if c.tokens]
-        bound = "-"
-        if work is not None and base_tokens and tokens:
-            short, long = int(statistics.median(base_tokens)), int(statistics.median(tokens))
-            bound = f"{equal_cost_rate_ratio(work, short, long):.2f}"
+        bound, size = "-", sizes(row)
+        if work is not None and base and size:
+            bound = f"{equal_cost_rate_ratio(work, base, size):.2f}"
 
         cells = []
         for key in ("afm", "llama"):
