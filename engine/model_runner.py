@@ -25,7 +25,7 @@ import mlx.core as mx
 import numpy as np
 from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_load
-from mlx_lm.models.cache import BatchKVCache, make_prompt_cache
+from mlx_lm.models.cache import BatchKVCache, KVCache, QuantizedKVCache, make_prompt_cache
 
 from engine import cache_join, cpu_weights, distributed, kv_quant, metrics
 from engine.config import EngineConfig
@@ -54,6 +54,20 @@ _DEFAULT_CONTEXT = 32768
 
 Emit = Callable[[list[Sequence], SampleOutput], None]
 """Turns one step's sampled tokens (one per listed sequence) into events."""
+
+
+def grow_once(cache: list[Any], tokens: int) -> None:
+    """Make each layer's cache grow at most once more while ``tokens`` positions are added.
+
+    mlx-lm's caches grow by ``step`` (256) positions when full, copying everything they hold
+    into the new buffer: a 4096-token prompt prefilled in chunks of 1024 copied 6k positions of
+    every layer's K and V (and left the allocator buffers of four sizes). A step of the remaining
+    prompt, set on these caches only, sizes the buffer for all of it at the first chunk.
+    """
+    step = -(-tokens // 256) * 256
+    for c in cache:
+        if type(c) in (KVCache, QuantizedKVCache) and step > c.step:
+            c.step = step  # an instance attribute: the class's stays 256
 
 
 def _kv_bytes_per_token(args: Any) -> int:
@@ -301,6 +315,7 @@ class ModelRunner:
         prompt, step = seq.prompt, tokens or self.chunk_size()
         start = seq.prefill_pos
         end = min(start + step, len(prompt))
+        grow_once(seq.cache, len(prompt) - start)
         self._op(distributed.PREFILL_CHUNK, [seq.order, end - start], end - start)
         last = end == len(prompt)
         tic = time.perf_counter()

@@ -344,3 +344,26 @@ def test_a_prompt_alone_takes_long_chunks_and_beside_a_stream_short_ones(
         runner.decode_step(emit, newcomers=False)
     assert alone.generated == reference_greedy(runner, first, 3)
     assert beside.generated == reference_greedy(runner, second, 3)
+
+
+def test_grow_once_sizes_a_prompt_cache_for_the_rest_of_the_prompt() -> None:
+    """A chunked prefill's cache grows once (no copy of what it holds at each later chunk)."""
+    import mlx.core as mx
+    from mlx_lm.models.cache import BatchKVCache, KVCache
+
+    from engine.model_runner import grow_once
+
+    cache, batch = [KVCache(), KVCache()], BatchKVCache([0])
+    grow_once([*cache, batch], 1000)
+    assert batch.step == 256  # decode-batch caches keep mlx-lm's step
+    chunks = [mx.full((1, 2, 300, 4), float(i)) for i in range(3)]
+    sizes = []
+    for chunk in chunks:
+        for c in cache:
+            c.update_and_fetch(chunk, chunk)
+        sizes.append(cache[0].keys.shape[2])
+    assert sizes == [1024, 1024, 1024]
+    keys, _ = cache[1].update_and_fetch(chunks[0][:, :, :100], chunks[0][:, :, :100])
+    assert keys.shape[2] == 1000 and cache[1].keys.shape[2] == 1024
+    assert mx.array_equal(keys[:, :, 300:600], chunks[1])
+    assert KVCache.step == 256
