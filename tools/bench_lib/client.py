@@ -86,9 +86,6 @@ async def stream_chat(client: httpx.AsyncClient, url: str, body: dict[str, Any])
                     res.prompt_tokens = usage.get("prompt_tokens")
                     details = usage.get("prompt_tokens_details") or {}
                     res.cached_tokens = details.get("cached_tokens")
-                timings = chunk.get("timings")  # llama-server: cache_n = prompt tokens reused
-                if timings and res.cached_tokens is None and "cache_n" in timings:
-                    res.cached_tokens = timings["cache_n"]
         res.ok = res.ttft is not None
         if not res.ok:
             res.error = "no content in stream"

@@ -7,7 +7,7 @@ round, the order alternating between rounds:
   unique prompts; aggregate tok/s over the wave's wall time;
 - cold prompts: one request at a time, ``max_tokens`` 1, a prompt of about N tokens of random
   words unique to the request (so no prompt cache helps past the chat template's preamble,
-  which both servers reuse: afm's ``cached_tokens``, llama-server's ``timings.cache_n``); TTFT,
+  which both servers reuse and report as ``usage.prompt_tokens_details.cached_tokens``); TTFT,
   and the tokens computed (prompt less reused) / TTFT;
   with ``--long`` a 16k prompt once (first round), where the model's context holds it;
 - peak RSS of each server process (``VmHWM``) after load and at the end;
