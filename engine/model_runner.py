@@ -64,7 +64,8 @@ def grow_once(cache: list[Any], tokens: int) -> None:
     every layer's K and V (and left the allocator buffers of four sizes). A step of the remaining
     prompt, set on these caches only, sizes the buffer for all of it at the first chunk.
     """
-    step = -(-tokens // 256) * 256
+    unit = KVCache.step  # mlx-lm's growth step (QuantizedKVCache's is the same)
+    step = -(-tokens // unit) * unit
     for c in cache:
         if type(c) in (KVCache, QuantizedKVCache) and step > c.step:
             c.step = step  # an instance attribute: the class's stays 256
