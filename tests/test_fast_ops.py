@@ -28,18 +28,30 @@ REF_SDPA = fast_ops._ORIGINAL["scaled_dot_product_attention"]  # noqa: SLF001
 REF_SWIGLU = fast_ops._SWIGLU  # noqa: SLF001 - mlx-lm's compiled silu(gate) * x
 CPU = mx.Device(mx.cpu)
 ISAS = [i for i in ("avx2", "portable") if i in qkernels.supported_isas()]
+# long-query attention has its own AVX-512 kernel (attn_avx512.cpp): its tests run that path too
+TILED_ISAS = [i for i in ("avx512", "avx2", "portable") if i in qkernels.supported_isas()]
+
+
+def _with_isa(name: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("AFM_QMM_ISA", name)
+    qkernels.reload_environment()
+    qkernels.set_num_threads(2)
+    yield name
+    qkernels.set_num_threads(0)
+    monkeypatch.undo()
+    qkernels.reload_environment()
 
 
 @pytest.fixture(params=ISAS)
 def isa(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Each kernel path in turn (AFM_QMM_ISA, handed to the extension)."""
-    monkeypatch.setenv("AFM_QMM_ISA", request.param)
-    qkernels.reload_environment()
-    qkernels.set_num_threads(2)
-    yield request.param
-    qkernels.set_num_threads(0)
-    monkeypatch.undo()
-    qkernels.reload_environment()
+    yield from _with_isa(request.param, monkeypatch)
+
+
+@pytest.fixture(params=TILED_ISAS)
+def tiled_isa(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each path of the long-query attention op in turn (AVX-512 panels, BLAS tiles)."""
+    yield from _with_isa(request.param, monkeypatch)
 
 
 def _diff(a: mx.array, b: mx.array) -> float:
@@ -154,10 +166,10 @@ def _tiled_case(mask: str, b: int, hq: int, hkv: int, lq: int, lk: int, d: int, 
 @pytest.mark.parametrize("mask", MASKS)
 @pytest.mark.parametrize("b,hq,hkv,lq,lk,d,dv", [
     (1, 9, 3, 40, 40, 64, 64), (2, 4, 2, 17, 300, 32, 32), (1, 14, 2, 300, 700, 64, 64),
-    (3, 6, 3, 33, 33, 128, 64), (1, 2, 2, 129, 129, 16, 16),
+    (3, 6, 3, 33, 33, 128, 64), (1, 2, 2, 129, 129, 16, 16), (1, 3, 1, 50, 200, 24, 20),
 ])
-def test_tiled_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: int, lq: int,
-                                     lk: int, d: int, dv: int) -> None:
+def test_tiled_attention_matches_mlx(tiled_isa: str, mask: str, b: int, hq: int, hkv: int,
+                                     lq: int, lk: int, d: int, dv: int) -> None:
     """Long queries (prefill): the tiled op with its online softmax gives MLX's full-matrix
     result within float32 rounding, over partial query and key blocks, GQA, a prompt chunk
     after cached keys (Lk > Lq), every mask kind and K/V read in place from a longer cache."""
@@ -167,6 +179,27 @@ def test_tiled_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: 
                                    m == "causal")
     assert _diff(got, ref) <= 2e-5
     assert _diff(fast_ops.scaled_dot_product_attention(q, k, v, scale=scale, mask=m), ref) <= 2e-5
+
+
+@pytest.mark.skipif(not (TILED and "avx512" in TILED_ISAS), reason="no AVX-512 on this CPU")
+@pytest.mark.parametrize("mask", ["causal", "bool"])
+def test_tiled_attention_panels_and_blas_agree(mask: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On AVX-512 the op runs its own panel kernel unless set_attention_panels(False) sends it
+    back to the BLAS tiles: two float32 paths that add in different orders (so their bits
+    differ, which shows the switch works) and agree within rounding."""
+    q, k, v, m, scale = _tiled_case(mask, 1, 14, 2, 300, 700, 64, 64)
+    args = (q, k, v, scale, m if isinstance(m, mx.array) else None, m == "causal")
+    for _ in _with_isa("avx512", monkeypatch):
+        assert qkernels._ext.attention_panels()
+        panels = qkernels._ext.sdpa_tiled(*args)
+        mx.eval(panels)
+        assert not qkernels._ext.set_attention_panels(False)
+        try:
+            blas = qkernels._ext.sdpa_tiled(*args)
+            mx.eval(blas)
+        finally:
+            qkernels._ext.set_attention_panels(True)
+    assert 0.0 < _diff(panels, blas) <= 2e-5
 
 
 @pytest.mark.skipif(not (TILED and qkernels._ext.amx_bf16_available()),
@@ -199,7 +232,7 @@ def test_tiled_attention_on_amx_tiles(mask: str, b: int, hq: int, hkv: int, lq: 
 
 
 @pytest.mark.skipif(not TILED, reason="tiled attention needs a BLAS in the process")
-def test_tiled_attention_masked_rows_and_strided_values(isa: str) -> None:
+def test_tiled_attention_masked_rows_and_strided_values(tiled_isa: str) -> None:
     """A query row masked everywhere averages V (like MLX's lowest-value masking); values with
     rows strided by a transposed layout and keys longer than one block."""
     q = mx.random.normal((1, 2, 20, 32), key=_key(21))

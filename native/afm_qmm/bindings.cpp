@@ -69,6 +69,11 @@ NB_MODULE(_afm_qmm, m) {
   m.def("sgemm_rows", &afm::sgemm_rows, "Rows from which the tiles use sgemm.");
   m.def("set_panel_rows", &afm::set_panel_rows, "rows"_a,
         "From this many rows (0: never) the tiles use the kernel's panel product (AVX-512).");
+  m.def("set_attention_panels", &afm::set_attention_panels, "on"_a,
+        "Whether long-query attention may run on AVX-512 panels instead of the BLAS (default "
+        "on; both float32); returns the setting.");
+  m.def("attention_panels", &afm::attention_panels,
+        "Whether long-query attention may run on AVX-512 panels.");
   m.def("panel_rows", &afm::panel_rows, "Rows from which the tiles use the panel product.");
   m.def("set_blas_bf16", &afm::set_blas_bf16, "on"_a,
         "Many-row products on AMX bfloat16 tiles (inexact); returns whether they are on.");

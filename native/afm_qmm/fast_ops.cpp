@@ -5,7 +5,9 @@
 #include "fast_ops.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "mlx/allocator.h"
@@ -18,6 +20,8 @@ namespace afm {
 namespace {
 
 constexpr double kParallelWork = 1 << 17;  // below this, one thread (a wake-up costs more)
+
+std::atomic<bool> g_attention_panels{true};  // set_attention_panels
 
 bool avx2_path(const std::string& isa) {
   const Isa i = resolve_isa(isa);
@@ -418,10 +422,10 @@ void SdpaTiledCPU::eval_cpu(const std::vector<mx::array>& inputs,
                             std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
   auto& enc = begin_eval(stream(), inputs, out);
-  const bool avx2 = avx2_path("auto");
+  const bool avx2 = avx2_path("auto"), avx512 = resolve_isa("auto") == Isa::Avx512;
   enc.dispatch([q = weak(inputs[0]), k = weak(inputs[1]), v = weak(inputs[2]),
                 mask = weak(has_mask_ ? inputs[3] : inputs[0]), has_mask = has_mask_,
-                out = weak(out), avx2, scale = scale_, causal = causal_]() mutable {
+                out = weak(out), avx2, avx512, scale = scale_, causal = causal_]() mutable {
     std::vector<float> keep_q, keep_k, keep_v, keep_m;
     const Strided4 qv = view4(q, keep_q), kv = view4(k, keep_k), vv = view4(v, keep_v);
     Strided4 mv{};
@@ -435,15 +439,23 @@ void SdpaTiledCPU::eval_cpu(const std::vector<mx::array>& inputs,
       return;
     }
     const int n_rep = hq / hkv;
-    // about 256 score rows per block (all heads of a KV group share each K and V block)
-    const int bq = std::max(8, std::min(lq, 256 / n_rep));
-    const int nqb = (lq + bq - 1) / bq;
     TiledArgs args{&qv, &kv, &vv, has_mask ? &mv : nullptr,
                    has_mask && mask.dtype() == mx::bool_, causal, n_rep, lq, lk, d, dv, hq,
                    scale, op, blas_sgemm()};
     // the tiles take head sizes of 32-128 (d) and multiples of 16 (dv)
     if (d % 32 == 0 && d <= 128 && dv % 16 == 0) args.amx = amx_attention_if_on();
     auto tile = avx2 ? AFM_AVX2_OR_PORTABLE(attend_tiled) : fast_portable::attend_tiled;
+    // about 256 score rows per block (all heads of a KV group share each K and V block)
+    int bq = std::max(8, std::min(lq, 256 / n_rep));
+#ifdef AFM_ATTN_AVX512
+    if (!args.amx && avx512 && attention_panels()) {
+      tile = attend_tiled_avx512;
+      // whole panels: n_rep * bq a multiple of the panel's rows, at least 256 of them
+      const int pr = attend_panel_rows(), unit = pr / std::gcd(n_rep, pr);
+      bq = std::min(lq, (256 / n_rep + unit - 1) / unit * unit);
+    }
+#endif
+    const int nqb = (lq + bq - 1) / bq;
     const int threads = threads_for(double(B) * hq * lq * lk * (d + dv) * 2);
     // causal: the last query blocks see the most keys; they are claimed first
     parallel_for(B * hkv * nqb, threads, [&](int t) {
@@ -452,6 +464,15 @@ void SdpaTiledCPU::eval_cpu(const std::vector<mx::array>& inputs,
       tile(args, bg / hkv, bg % hkv, l0, std::min(bq, lq - l0));
     });
   });
+}
+
+bool set_attention_panels(bool on) {
+  g_attention_panels.store(on);
+  return on;
+}
+
+bool attention_panels() {
+  return g_attention_panels.load();
 }
 
 void SdpaTiledCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {

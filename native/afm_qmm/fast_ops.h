@@ -101,6 +101,18 @@ struct TiledArgs {
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
 
+// attend_tiled's task on AVX-512 without the BLAS (attn_avx512.cpp, x86-64 builds only, where
+// CMakeLists.txt defines AFM_ATTN_AVX512 for fast_ops.cpp): query rows packed once per task
+// into panels of attend_panel_rows() rows, outer products in registers, a vertical softmax.
+// Takes any mask; not the AMX tiles (a.amx is ignored).
+void attend_tiled_avx512(const TiledArgs& a, int b, int g, int l0, int lqb);
+int attend_panel_rows();
+
+// Whether sdpa_tiled may take attend_tiled_avx512 where the ISA is avx512 (default on); returns
+// the setting now in force.
+bool set_attention_panels(bool on);
+bool attention_panels();
+
 // The AVX2 build of kernel f where there is one (fast_avx2.cpp is built on x86-64 only, where
 // CMakeLists.txt defines AFM_FAST_AVX2 for the files that call it), else the portable one.
 #ifdef AFM_FAST_AVX2
