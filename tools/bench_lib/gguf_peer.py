@@ -197,6 +197,17 @@ def decode_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
     return Cell(wave.tok_s, extra=itl)
 
 
+def deep_decode_cell(server: Server, words: Words, n: int, tokens: int) -> Cell:
+    """One stream's decode after a cold prompt of about ``n`` tokens (an agent's long first
+    turn): generated tokens after the first over the time after the first (TTFT left out)."""
+    body = _body(server, words.text(n) + "\nWrite a long story about these words.", tokens)
+    res = asyncio.run(_one(server, body))
+    if not res.ok or res.ttft is None or res.tokens < 2 or res.total <= res.ttft:
+        return Cell(0.0, error=res.error or "no tokens after the first")
+    return Cell((res.tokens - 1) / (res.total - res.ttft),
+                extra=f"{res.prompt_tokens} tok prompt, TTFT {res.ttft:.1f} s")
+
+
 def prompt_cell(server: Server, words: Words, n: int) -> Cell:
     res = asyncio.run(_one(server, _body(server, words.text(n) + "\nSay one word.", 1)))
     if not res.ok or res.ttft is None:
@@ -266,7 +277,7 @@ def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults
     words = Words(folder, seed=int(time.time()))
     lengths = list(args.prompts)
     long_len = 16384 if args.long else None
-    ctx = max([*lengths, long_len or 0]) + 1024
+    ctx = max([*lengths, long_len or 0, args.deep_decode or 0]) + 1024
     ctx = max(ctx, 16 * (args.tokens + 64))
     afm_port, llama_port = free_port(), free_port()
     spec_a = afm_spec(gguf, afm_port, 16, ["--data-dir", tempfile.mkdtemp(prefix="afm-gguf-")])
@@ -297,6 +308,12 @@ def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults
                 for key in order:
                     res.add(f"decode c={c}", key, decode_cell(servers[key], words, c, args.tokens))
                     _say(gguf, rnd, f"decode c={c}", key, res)
+            if args.deep_decode:
+                row = f"decode c=1 after ~{args.deep_decode}"
+                for key in order:
+                    res.add(row, key, deep_decode_cell(servers[key], words, args.deep_decode,
+                                                       args.tokens))
+                    _say(gguf, rnd, row, key, res)
             todo = lengths + ([long_len] if long_len and rnd == 0 else [])
             for n in todo:
                 row = f"prompt ~{n}"
@@ -455,6 +472,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--gguf: cold prompt lengths in tokens")
     parser.add_argument("--long", action="store_true",
                         help="--gguf: also a 16k-token prompt, once (minutes per server)")
+    parser.add_argument("--deep-decode", type=int, default=None, metavar="N",
+                        help="--gguf: also one stream's decode rate after a cold prompt of about "
+                        "N tokens (TTFT left out), each round")
     parser.add_argument("--llama-threads", type=int, default=None,
                         help="--gguf: llama-server's -t (default: 1 or all cores, whichever a "
                         "short llama-bench decode probe finds faster at the start)")
