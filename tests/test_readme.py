@@ -19,6 +19,7 @@ OTHER_TOOLS = {
     "--test": "node --test",
     "--strict": "tsc --strict",
     "--quick": "tools/bench.py",
+    "--deep-decode": "tools/bench.py --gguf",
     "--only": "tools/mutate.py",
     "--list": "tools/mutate.py",
     "--variants": "tools/bench_step.py",
