@@ -20,11 +20,12 @@ mask (or ``"causal"``), no attention sinks. Longer queries (prefill) take the ti
 blocks of 128, scores come from the BLAS's sgemm a block at a time with an online softmax, and
 causal blocks past a query block are skipped, so the Lq x Lk score matrix MLX's graph builds (and
 passes over ~6 times) never exists: 3-10x faster at 256-4k keys (tools/bench_prefill.py). On
-AVX-512 CPUs the two products and the softmax run in the extension's own kernel instead of sgemm
-(query rows packed once per block into panels along the vector lanes, outer products in
-registers, the softmax vertical: 1.15-1.25x the BLAS tiles' speed on Zen 4, float32 both;
-``qkernels._ext.set_attention_panels(False)`` goes back to sgemm). It needs a BLAS in the process; ``AFM_TILED_ATTENTION=0`` leaves long queries to MLX. Anything else
-goes to MLX's own function unchanged.
+AVX2 and AVX-512 CPUs the two products and the softmax run in the extension's own kernel instead
+of sgemm (``native/afm_qmm/attn_panels.h``: query rows packed once per task into panels along
+the vector lanes, outer products in registers, the softmax vertical; on AVX-512 1.15-1.25x the
+BLAS tiles' speed on Zen 4, float32 both; ``qkernels._ext.set_attention_panels(False)`` goes
+back to sgemm). It needs a BLAS in the process; ``AFM_TILED_ATTENTION=0`` leaves long queries
+to MLX. Anything else goes to MLX's own function unchanged.
 Outputs agree with MLX's within float32 rounding (RoPE at large positions within the rounding of
 the angle, ~1e-4; tests/test_fast_ops.py). ``AFM_FAST_OPS=0`` leaves ``mx.fast`` alone.
 

@@ -28,7 +28,7 @@ REF_SDPA = fast_ops._ORIGINAL["scaled_dot_product_attention"]  # noqa: SLF001
 REF_SWIGLU = fast_ops._SWIGLU  # noqa: SLF001 - mlx-lm's compiled silu(gate) * x
 CPU = mx.Device(mx.cpu)
 ISAS = [i for i in ("avx2", "portable") if i in qkernels.supported_isas()]
-# long-query attention has its own AVX-512 kernel (attn_avx512.cpp): its tests run that path too
+# long-query attention has its own AVX-512 and AVX2 kernels (attn_panels.h): its tests run each
 TILED_ISAS = [i for i in ("avx512", "avx2", "portable") if i in qkernels.supported_isas()]
 
 
@@ -181,15 +181,17 @@ def test_tiled_attention_matches_mlx(tiled_isa: str, mask: str, b: int, hq: int,
     assert _diff(fast_ops.scaled_dot_product_attention(q, k, v, scale=scale, mask=m), ref) <= 2e-5
 
 
-@pytest.mark.skipif(not (TILED and "avx512" in TILED_ISAS), reason="no AVX-512 on this CPU")
+@pytest.mark.skipif(not TILED, reason="tiled attention needs a BLAS in the process")
+@pytest.mark.parametrize("panel_isa", [i for i in TILED_ISAS if i != "portable"])
 @pytest.mark.parametrize("mask", ["causal", "bool"])
-def test_tiled_attention_panels_and_blas_agree(mask: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On AVX-512 the op runs its own panel kernel unless set_attention_panels(False) sends it
-    back to the BLAS tiles: two float32 paths that add in different orders (so their bits
-    differ, which shows the switch works) and agree within rounding."""
+def test_tiled_attention_panels_and_blas_agree(panel_isa: str, mask: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """On AVX2 and AVX-512 the op runs its own panel kernel unless set_attention_panels(False)
+    sends it back to the BLAS tiles: two float32 paths that add in different orders (so their
+    bits differ, which shows the switch works) and agree within rounding."""
     q, k, v, m, scale = _tiled_case(mask, 1, 14, 2, 300, 700, 64, 64)
     args = (q, k, v, scale, m if isinstance(m, mx.array) else None, m == "causal")
-    for _ in _with_isa("avx512", monkeypatch):
+    for _ in _with_isa(panel_isa, monkeypatch):
         assert qkernels._ext.attention_panels()
         panels = qkernels._ext.sdpa_tiled(*args)
         mx.eval(panels)

@@ -12,6 +12,7 @@
 #endif
 
 #include "fast_ops.h"
+#include "simd_exp.h"
 
 namespace afm {
 namespace AFM_FAST_NS {
@@ -32,30 +33,7 @@ inline void axpy(float* y, const float* x, float a, int n) {
   for (int i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
-#if defined(__AVX2__) && defined(__FMA__)
-// exp(x) for 8 lanes: 2^n * p(r) with |r| <= ln2/2 and a degree-6 polynomial (relative error
-// ~2e-7), x clamped to at most 88.3; below -87.3 (where exp is at most float32's smallest
-// normal) exactly 0. Never a denormal: a masked score (the lowest float) weighs exactly 0, not
-// ~1e-38, whose products with values are denormals that multiply ~100x slower (a left-padded
-// or array-masked prefill's P V through the BLAS: 22 s instead of ~2 for 1024 tokens).
-inline __m256 exp8(__m256 x) {
-  const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_LT_OQ);
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.0f / 720);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
-}
-#endif
+// exp8: simd_exp.h
 
 // exp(d), exactly 0 where exp8 gives 0 (d < -87.3): no denormals.
 inline float exp_or_zero(float d) {

@@ -447,13 +447,15 @@ void SdpaTiledCPU::eval_cpu(const std::vector<mx::array>& inputs,
     auto tile = avx2 ? AFM_AVX2_OR_PORTABLE(attend_tiled) : fast_portable::attend_tiled;
     // about 256 score rows per block (all heads of a KV group share each K and V block)
     int bq = std::max(8, std::min(lq, 256 / n_rep));
-#ifdef AFM_ATTN_AVX512
-    if (!args.amx && avx512 && attention_panels()) {
-      tile = attend_tiled_avx512;
+#ifdef AFM_ATTN_PANELS
+    if (!args.amx && avx2 && attention_panels()) {
+      tile = avx512 ? attend_tiled_avx512 : attend_tiled_avx2;
       // whole panels: n_rep * bq a multiple of the panel's rows, at least two panels (more,
-      // smaller tasks than the BLAS path's: its packing is once per task, not per call; 4-10%
-      // faster than ~256 rows at 290-1024 queries on two Zen 4 cores)
-      const int pr = attend_panel_rows(), unit = pr / std::gcd(n_rep, pr);
+      // smaller tasks than the BLAS path's: its packing is once per task, not per call; on two
+      // Zen 4 cores 4-10% faster than ~256 rows at 290-1024 queries with 48-row panels, and
+      // the best of 1-8 panels with AVX2's 16-row ones)
+      const int pr = avx512 ? attend_panel_rows_avx512() : attend_panel_rows_avx2();
+      const int unit = pr / std::gcd(n_rep, pr);
       bq = std::min(lq, (2 * pr / n_rep + unit - 1) / unit * unit);
     }
 #endif

@@ -101,15 +101,16 @@ struct TiledArgs {
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
 
-// attend_tiled's task on AVX-512 without the BLAS (attn_avx512.cpp, x86-64 builds only, where
-// CMakeLists.txt defines AFM_ATTN_AVX512 for fast_ops.cpp): query rows packed once per task
-// into panels of attend_panel_rows() rows, outer products in registers, a vertical softmax.
-// Takes any mask; not the AMX tiles (a.amx is ignored).
+// attend_tiled's task without the BLAS (attn_panels.h, x86-64 builds only, where CMakeLists.txt
+// defines AFM_ATTN_PANELS for fast_ops.cpp): query rows packed once per task into panels of
+// attend_panel_rows_*() rows, outer products in registers, a vertical softmax. Any mask; never
+// the AMX tiles (a.amx is ignored).
 void attend_tiled_avx512(const TiledArgs& a, int b, int g, int l0, int lqb);
-int attend_panel_rows();
+int attend_panel_rows_avx512();
+void attend_tiled_avx2(const TiledArgs& a, int b, int g, int l0, int lqb);
+int attend_panel_rows_avx2();
 
-// Whether sdpa_tiled may take attend_tiled_avx512 where the ISA is avx512 (default on); returns
-// the setting now in force.
+// Whether sdpa_tiled may take the panel kernels (default on); returns the setting now in force.
 bool set_attention_panels(bool on);
 bool attention_panels();
 
