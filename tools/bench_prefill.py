@@ -22,7 +22,8 @@ built. Decode: 64 greedy tokens after a 32-token prompt, tok/s of the decode ste
 paths (how the BLAS threshold was chosen). ``--attention`` times the attention op alone as a
 chunked prefill of each length calls it on the model's shape (every chunk's queries against the
 keys so far, causal), summed over the layers, with its multiply-add rate and share of the
-prompt's TTFT: how far the prefill rate at a length can fall for attention alone.
+prompt's TTFT: how far the prefill rate at a length can fall for attention alone; once with
+the extension's own panel kernels and once with the BLAS tiles (``set_attention_panels``).
 Ratios are afm over the peer, per round: above 1 afm is faster.
 """
 
@@ -235,8 +236,26 @@ def attention_table(config: dict, lengths: list[int], step: int,
     variant("afm")
     print(f"\nattention alone: {layers} layers, {heads} heads / {kv_heads} KV heads of {d}, "
           f"chunks of {step}, {'tiled native op' if fast_ops._TILED else 'MLX graph'}\n")  # noqa: SLF001
-    print("| prompt tokens | attention s (all layers, best of 3) | GMAC/s | share of afm's TTFT |")
-    print("|---|---|---|---|")
+    ext = qkernels._ext  # noqa: SLF001
+    kernels = [True, False] if ext is not None and hasattr(ext, "set_attention_panels") else [None]
+    print("| kernel | prompt tokens | attention s (all layers, best of 3) | GMAC/s "
+          "| share of afm's TTFT |")
+    print("|---|---|---|---|---|")
+    for panels in kernels:
+        if panels is not None:
+            ext.set_attention_panels(panels)
+        name = "-" if panels is None else "panels" if panels else "BLAS tiles"
+        try:
+            _attention_rows(name, kv_heads, heads, d, layers, lengths, step, ttft)
+        finally:
+            if panels is not None:
+                ext.set_attention_panels(True)
+
+
+def _attention_rows(name: str, kv_heads: int, heads: int, d: int, layers: int,
+                    lengths: list[int], step: int,
+                    ttft: dict[tuple[str, int], list[float]]) -> None:
+    """attention_table's rows for one kernel of the tiled op."""
     for n in lengths:
         key = mx.random.key(n)
         k = mx.random.normal((1, kv_heads, n, d), key=key)
@@ -261,7 +280,7 @@ def attention_table(config: dict, lengths: list[int], step: int,
         gmacs = macs * layers / total / 1e9
         afm = ttft.get((f"afm@{step}", n))
         share = f"{total / statistics.median(afm):.0%}" if afm else "-"
-        print(f"| {n} | {total:.2f} | {gmacs:.0f} | {share} |", flush=True)
+        print(f"| {name} | {n} | {total:.2f} | {gmacs:.0f} | {share} |", flush=True)
 
 
 def _fmt(xs: list[float], f: str = "{:.0f}") -> str:
