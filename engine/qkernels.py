@@ -25,11 +25,14 @@ changes them later calls :func:`reload_environment` (model loads do), so no nati
 
 Many rows (prefill, and decode batches of 16): a matmul of at least :func:`blas_rows` rows of x
 on the ``auto`` path dequantizes tiles of 64 weight rows once (vectorized, in the kernel's order
-of x) and multiplies them. On an AVX-512 CPU, from ``AFM_QMM_PANEL_ROWS`` rows (default 16; 0:
-never) by the panel product (``native/afm_qmm/qmm_panels.h``: x packed once per call into
-panels of 48 rows along K, 8 x 48 outer-product register blocks; 100-105 GMAC/s on two Zen 4
-cores, 1.2x MKL's sgemm on the same tiles, 1.4-2.2x the small-M product at 16 rows); below it
-by the AVX-512 unit's own small-M product (``native/afm_qmm/qmm_gemm.h``) under
+of x) and multiplies them. On an AVX-512 CPU, from ``AFM_QMM_PANEL_ROWS`` rows (default 10, below
+:func:`blas_rows` too; 0: never) by the panel product (``native/afm_qmm/qmm_panels.h``: x packed
+once per call into panels of 48 rows along K, 8 x 48 outer-product register blocks; 100-105
+GMAC/s on two Zen 4 cores, 1.2x MKL's sgemm on the same tiles, 1.4-2.2x the small-M product at
+16 rows; a panel costs the same from 1 to 16 rows, and the per-row kernels, one pass over the
+weights per 8 rows, cost more from 10 rows: Qwen2.5-0.5B's decode step at 15 rows 167 ms
+against 110 ms at 16, before panels took the 10-15 row batches of a staggered 16-client load);
+below it by the AVX-512 unit's own small-M product (``native/afm_qmm/qmm_gemm.h``) under
 ``AFM_QMM_SGEMM_ROWS`` rows (default 32); else through the BLAS's sgemm (from twice
 :func:`blas_rows` where K >= 1024 without AVX-512). Exact float arithmetic on every one; 5-10x
 the per-row kernels' speed at hundreds of rows (tools/bench_prefill.py). ``AFM_QMM_BLAS_ROWS``
@@ -117,7 +120,7 @@ DEFAULT_BLAS_ROWS = 16  # the crossover measured at 8-24 rows (BENCHMARKS.md, is
 SGEMM_ROWS_ENV = "AFM_QMM_SGEMM_ROWS"
 DEFAULT_SGEMM_ROWS = 32  # below: the AVX-512 tiles' own product beats sgemm (issue 31)
 PANEL_ROWS_ENV = "AFM_QMM_PANEL_ROWS"
-DEFAULT_PANEL_ROWS = 16  # from here the AVX-512 panel product beats both (Zen 4, issue 31)
+DEFAULT_PANEL_ROWS = 10  # from here the AVX-512 panel product beats the rest (Zen 4, issue 31)
 
 
 def _env_int(name: str) -> int | None:

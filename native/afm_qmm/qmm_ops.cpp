@@ -233,16 +233,20 @@ TilePath tile_path(Kernel kernel) {
   return {qmm_portable_prep, qmm_portable_deq, nullptr};
 }
 
-// Whether a product of M rows of x and depth K takes the tile path: from blas_rows() rows where
-// the kernel has its own small-M product (below sgemm_rows()); through sgemm from blas_rows()
-// rows when K < 1024, twice that for deeper products, where the per-row kernels keep up longer
-// (16 rows, vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864
-// 0.85-0.9x); never without a BLAS or that product.
+// Whether a product of M rows of x and depth K takes the tile path (never when blas_rows() is 0):
+// from panel_rows() rows where the kernel has the panel product (below blas_rows() too: the
+// per-row kernels pass over the weights once per 8 rows, so 9-15 rows cost them two passes,
+// while a panel of 16 costs the same from 1 row to 16); from blas_rows() rows where the kernel
+// has its own small-M product (below sgemm_rows()); through sgemm from blas_rows() rows when
+// K < 1024, twice that for deeper products, where the per-row kernels keep up longer (16 rows,
+// vectorized tiles: K 576-896 1.10-1.15x faster through sgemm, K 1536-4864 0.85-0.9x); never
+// without a BLAS or those products.
 bool tiles_for(int M, int K, int blas_at, Kernel kernel) {
-  if (blas_at <= 0 || M < blas_at) return false;
-  if (tile_path(kernel).gemm && M < g_sgemm_rows.load()) return true;
+  if (blas_at <= 0) return false;
   const int panel_at = g_panel_rows.load();
   if (tile_path(kernel).panels && panel_at > 0 && M >= panel_at) return true;
+  if (M < blas_at) return false;
+  if (tile_path(kernel).gemm && M < g_sgemm_rows.load()) return true;
   return blas_sgemm() && M >= (K < 1024 ? blas_at : 2 * blas_at);
 }
 
