@@ -20,6 +20,8 @@ OTHER_TOOLS = {
     "--strict": "tsc --strict",
     "--quick": "tools/bench.py",
     "--deep-decode": "tools/bench.py --gguf",
+    "--staggered": "tools/bench.py --gguf",
+    "--tokens": "tools/bench.py",
     "--only": "tools/mutate.py",
     "--list": "tools/mutate.py",
     "--variants": "tools/bench_step.py",

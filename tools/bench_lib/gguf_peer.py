@@ -4,7 +4,9 @@ For each file both servers run at once (idle between their turns) and take turns
 round, the order alternating between rounds:
 
 - decode: ``c`` streaming clients (1, 4, 16), ``--tokens`` tokens each (EOS ignored), short
-  unique prompts; aggregate tok/s over the wave's wall time;
+  unique prompts; aggregate tok/s over the wave's wall time; with ``--staggered C`` also C
+  clients in a closed loop over 3 C requests of unequal lengths (the decode batch's rows end and
+  join at different steps, as under a real load);
 - cold prompts: one request at a time, ``max_tokens`` 1, a prompt of about N tokens of random
   words unique to the request (so no prompt cache helps past the chat template's preamble,
   which both servers reuse and report as ``usage.prompt_tokens_details.cached_tokens``); TTFT,
@@ -197,6 +199,19 @@ def decode_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
     return Cell(wave.tok_s, extra=itl)
 
 
+def staggered_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
+    """``c`` clients in a closed loop over ``3 c`` requests of 0.5-1.5x ``tokens`` tokens (the
+    same lengths, in the same order, for every server): streams end and start at different
+    steps, so the decode batch runs at 10-16 rows rather than all ``c`` together."""
+    lengths = [max(1, round(tokens * (0.5 + (i * 7 % 11) / 10))) for i in range(3 * c)]
+    bodies = [_body(server, "Write a long story about " + words.text(24), n) for n in lengths]
+    wave: WaveStats = asyncio.run(run_wave(f"{server.base}/v1/chat/completions", bodies, c))
+    if wave.failed:
+        return Cell(0.0, error="; ".join(wave.errors))
+    itl = f"ITL p50 {1000 * wave.itl_p50:.0f} ms" if wave.itl_p50 else ""
+    return Cell(wave.tok_s, extra=itl)
+
+
 def deep_decode_cell(server: Server, words: Words, n: int, tokens: int) -> Cell:
     """One stream's decode after a cold prompt of about ``n`` tokens (an agent's long first
     turn): generated tokens after the first over the time after the first (TTFT left out)."""
@@ -308,6 +323,12 @@ def run_file(gguf: Path, args: argparse.Namespace, log_dir: Path) -> FileResults
                 for key in order:
                     res.add(f"decode c={c}", key, decode_cell(servers[key], words, c, args.tokens))
                     _say(gguf, rnd, f"decode c={c}", key, res)
+            if args.staggered:
+                row = f"decode c={args.staggered} staggered"
+                for key in order:
+                    res.add(row, key, staggered_cell(servers[key], words, args.staggered,
+                                                     args.tokens))
+                    _say(gguf, rnd, row, key, res)
             if args.deep_decode:
                 row = f"decode c=1 after ~{args.deep_decode}"
                 for key in order:
@@ -475,6 +496,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deep-decode", type=int, default=None, metavar="N",
                         help="--gguf: also one stream's decode rate after a cold prompt of about "
                         "N tokens (TTFT left out), each round")
+    parser.add_argument("--staggered", type=int, default=None, metavar="C",
+                        help="--gguf: also C clients in a closed loop over 3 C requests of "
+                        "0.5-1.5x --tokens tokens (streams end and join at different steps)")
     parser.add_argument("--llama-threads", type=int, default=None,
                         help="--gguf: llama-server's -t (default: 1 or all cores, whichever a "
                         "short llama-bench decode probe finds faster at the start)")
