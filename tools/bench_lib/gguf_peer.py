@@ -189,14 +189,20 @@ async def _one(server: Server, body: dict[str, Any]) -> StreamResult:
         return await stream_chat(client, f"{server.base}/v1/chat/completions", body)
 
 
-def decode_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
-    bodies = [_body(server, "Write a long story about " + words.text(24), tokens)
-              for _ in range(c)]
+def _wave_cell(server: Server, words: Words, lengths: list[int], c: int) -> Cell:
+    """One story request per entry of ``lengths`` (its ``max_tokens``), ``c`` at a time:
+    aggregate tok/s over the wave's wall time, with the median inter-token latency."""
+    bodies = [_body(server, "Write a long story about " + words.text(24), n) for n in lengths]
     wave: WaveStats = asyncio.run(run_wave(f"{server.base}/v1/chat/completions", bodies, c))
     if wave.failed:
         return Cell(0.0, error="; ".join(wave.errors))
     itl = f"ITL p50 {1000 * wave.itl_p50:.0f} ms" if wave.itl_p50 else ""
     return Cell(wave.tok_s, extra=itl)
+
+
+def decode_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
+    """``c`` streams of ``tokens`` tokens started together."""
+    return _wave_cell(server, words, [tokens] * c, c)
 
 
 def staggered_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
@@ -204,12 +210,7 @@ def staggered_cell(server: Server, words: Words, c: int, tokens: int) -> Cell:
     same lengths, in the same order, for every server): streams end and start at different
     steps, so the decode batch runs at 10-16 rows rather than all ``c`` together."""
     lengths = [max(1, round(tokens * (0.5 + (i * 7 % 11) / 10))) for i in range(3 * c)]
-    bodies = [_body(server, "Write a long story about " + words.text(24), n) for n in lengths]
-    wave: WaveStats = asyncio.run(run_wave(f"{server.base}/v1/chat/completions", bodies, c))
-    if wave.failed:
-        return Cell(0.0, error="; ".join(wave.errors))
-    itl = f"ITL p50 {1000 * wave.itl_p50:.0f} ms" if wave.itl_p50 else ""
-    return Cell(wave.tok_s, extra=itl)
+    return _wave_cell(server, words, lengths, c)
 
 
 def deep_decode_cell(server: Server, words: Words, n: int, tokens: int) -> Cell:
