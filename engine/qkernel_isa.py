@@ -22,10 +22,15 @@ One row of x (decode at batch 1) may take another path: ``vnni-int8x3`` holds x 
 digit planes (to 2^-24 of each group's largest value, float32's own precision; the integer dot
 products are exact), so its outputs meet the exact paths' tolerance, and it streams 8-bit
 weights at about the memory's speed where the float paths convert every code (Qwen2.5-0.5B's
-8-bit LM head on Zen 4: 4.9-5.2 ms against 7.7-8.1). It is timed at one row against the path
-chosen for that bit width and runs for one-row products where it is faster
-(``set_row_isa``); ``AFM_QMM_PLANES=0`` keeps one-row products on the chosen path. CPUs
-without VNNI time ``avx2-int8x3``, the same planes from AVX2 multiply-adds, the same way.
+8-bit LM head on Zen 4: 4.9-5.2 ms against 7.7-8.1). It is timed against the path chosen for
+that bit width on what a decode step does at one row, a pass over the model's layers of that
+bit width (up to :data:`ROW_PASS_BYTES`, the largest first), whose weights then come from
+memory rather than a cache, and runs for one-row products where it is faster
+(``set_row_isa``). One hot layer misjudged it: SmolLM2's 4-bit 1536 x 576 layer timed 0.06
+ms on the planes against 0.07 on AVX2 at one start and the reverse at the next, where one row
+through all its 4-bit layers takes 10.6-11.9 ms against 12.8-13.0 (AMD Zen 4).
+``AFM_QMM_PLANES=0`` keeps one-row products on the chosen path. CPUs without VNNI time
+``avx2-int8x3``, the same planes from AVX2 multiply-adds, the same way.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ PLANES_ENV = "AFM_QMM_PLANES"
 ROW_GAIN = 0.95  # a one-row path must be this much faster than the chosen one to replace it
 ROWS = (1, 16)  # one decode stream, and a continuous batch
 TIMED_BYTES = 16 << 20  # the largest layer up to this size stands for the model
+ROW_PASS_BYTES = 256 << 20  # one-row timing: a pass over layers up to this many weight bytes
 REPEATS = 3
 
 
@@ -59,7 +65,7 @@ class IsaTiming:
     chosen: str
     row_ms: dict[str, float] = field(default_factory=dict)  # one row: chosen and plane paths
     row_chosen: str | None = None  # the one-row path where it is not ``chosen``
-    row_shape: tuple[int, int] | None = None  # the layer timed at one row (the largest)
+    row_pass: tuple[int, int] | None = None  # one-row timing's pass: layers, weight MiB
 
     def _against(self, ms: dict[str, float]) -> str:
         """' against <path> <ms> ms, ...' for the paths of ``ms`` other than the chosen one."""
@@ -69,15 +75,15 @@ class IsaTiming:
     def describe(self) -> str:
         text = (f"{self.bits}-bit: {self.chosen} ({self.ms[self.chosen]:.2f} ms"
                 f"{self._against(self.ms)} on a {self.shape[0]}x{self.shape[1]} layer)")
-        if self.row_chosen and self.row_shape:
-            text += (f", one row: {self.row_chosen} ({self.row_ms[self.row_chosen]:.2f} ms "
-                     f"against {self.row_ms[self.chosen]:.2f} on a {self.row_shape[0]}x"
-                     f"{self.row_shape[1]} layer)")
-        elif self.row_ms and self.row_shape:  # the planes were timed and lost
-            text += (f", one row: {self.chosen} kept ({self.row_ms[self.chosen]:.2f} ms"
-                     f"{self._against(self.row_ms)} on a {self.row_shape[0]}x"
-                     f"{self.row_shape[1]} layer)")
-        return text
+        if self.row_pass is None or not self.row_ms:
+            return text
+        n, mib = self.row_pass
+        where = f"one row through {n} layer{'s' if n != 1 else ''}, {mib} MiB"
+        if self.row_chosen:
+            return text + (f", one row: {self.row_chosen} ({self.row_ms[self.row_chosen]:.2f} "
+                           f"ms against {self.row_ms[self.chosen]:.2f}, {where})")
+        return text + (f", one row: {self.chosen} kept ({self.row_ms[self.chosen]:.2f} ms"
+                       f"{self._against(self.row_ms)}, {where})")  # the planes were timed and lost
 
 
 def int8_allowed() -> bool:
@@ -149,12 +155,11 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
         chosen = min(ms, key=ms.__getitem__)
         ext.set_auto_isa(bits, chosen)
         timing = IsaTiming(bits, (n, k), ms, chosen)
-        if planes:  # on the layer that costs most at one row: the LM head, where there is one
-            big = max(group, key=lambda m: m["weight"].nbytes)
-            kb = big["weight"].shape[1] * 32 // bits
-            timing.row_shape = (big["weight"].shape[0], kb)
-            x1 = mx.random.normal((1, kb), key=mx.random.key(1))
-            timing.row_ms = _one_row(ext, big, x1, [chosen, *planes])
+        if planes:  # as a decode step runs them: one row through the layers, from memory
+            layers_pass = _row_pass(group)
+            timing.row_pass = (len(layers_pass),
+                               sum(_nbytes(m) for m in layers_pass) >> 20)
+            timing.row_ms = _one_row(ext, layers_pass, [chosen, *planes])
             fastest = min(planes, key=timing.row_ms.__getitem__)
             if timing.row_ms[fastest] < ROW_GAIN * timing.row_ms[chosen]:
                 ext.set_row_isa(bits, fastest)
@@ -163,12 +168,44 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
     return timings
 
 
-def _one_row(ext: Any, layer: nn.Module, x: mx.array, paths: list[str]) -> dict[str, float]:
-    """Best one-row call milliseconds of each path (a warm-up round first)."""
+def _nbytes(layer: nn.Module) -> int:
+    return sum(layer[name].nbytes for name in ("weight", "scales", "biases"))
+
+
+def _row_pass(group: list[nn.Module]) -> list[nn.Module]:
+    """The layers one-row timing passes over: the largest first (the LM head, where there is
+    one), up to :data:`ROW_PASS_BYTES`; together past any cache, as in a decode step."""
+    chosen: list[nn.Module] = []
+    total = 0
+    for layer in sorted(group, key=_nbytes, reverse=True):
+        if chosen and total + _nbytes(layer) > ROW_PASS_BYTES:
+            continue
+        chosen.append(layer)
+        total += _nbytes(layer)
+    return chosen
+
+
+def _one_row(ext: Any, layers: list[nn.Module], paths: list[str]) -> dict[str, float]:
+    """Best milliseconds of each path for one row through ``layers`` (one evaluation each, a
+    warm-up round first)."""
+    inputs: dict[int, mx.array] = {}
+    for layer in layers:
+        k = layer["weight"].shape[1] * 32 // layer.bits
+        if k not in inputs:
+            inputs[k] = mx.random.normal((1, k), key=mx.random.key(k))
+    mx.eval(list(inputs.values()))
+
+    def run(isa: str) -> float:
+        start = time.perf_counter()
+        mx.eval([ext.quantized_matmul(inputs[m["weight"].shape[1] * 32 // m.bits], m["weight"],
+                                      m["scales"], m["biases"], m.group_size, m.bits, isa)
+                 for m in layers])
+        return time.perf_counter() - start
+
     best = dict.fromkeys(paths, math.inf)
     for repeat in range(REPEATS + 1):
         for isa in paths:
-            t = _time(ext, layer, x, isa)
+            t = run(isa)
             if repeat:
                 best[isa] = min(best[isa], t)
     return {isa: 1000 * t for isa, t in best.items()}

@@ -709,9 +709,10 @@ def test_by_default_auto_stays_on_the_exact_paths(monkeypatch, int8: str | None)
 @pytest.mark.skipif(not PLANES, reason="no digit-plane path on this CPU")
 @pytest.mark.parametrize("planes", [None, "0"])
 def test_one_row_products_take_the_digit_planes_where_faster(monkeypatch, planes) -> None:
-    """At load the digit-plane path is timed at one row against each bit width's chosen path
-    and runs one-row products where it is >5% faster (unless ``AFM_QMM_PLANES=0``); products
-    of more rows keep the chosen path, bit for bit."""
+    """At load the digit-plane path is timed at one row against each bit width's chosen path,
+    through every layer of that bit width as a decode step runs them, and runs one-row products
+    where it is >5% faster (unless ``AFM_QMM_PLANES=0``); products of more rows keep the chosen
+    path, bit for bit."""
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
     monkeypatch.delenv("AFM_QMM_INT8", raising=False)
     if planes is None:
@@ -720,8 +721,12 @@ def test_one_row_products_take_the_digit_planes_where_faster(monkeypatch, planes
         monkeypatch.setenv("AFM_QMM_PLANES", planes)
     model = _mixed_model()
     assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
+    layers = {4: 2, 8: 1}  # the 4-bit linear and embedding, the 8-bit linear
     for t in qkernels.time_paths(model):
         row = qkernels._ext.row_isa(t.bits)
+        if planes != "0":
+            assert t.row_pass is not None and t.row_pass[0] == layers[t.bits]
+            assert f"one row through {layers[t.bits]} layers" in t.describe()
         if planes == "0":
             assert not t.row_ms and t.row_chosen is None and row == t.chosen
         elif t.row_chosen is None:
