@@ -410,9 +410,11 @@ class ModelRunner:
         p_seqs, p_out = pending
         if self.channel is not None or not pipeline:
             pass  # sharded: no pipelining, every rank must run the same steps in order
-        elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=True):
+        elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=True,
+                          max_context=self.max_context):
             self._pending = (list(seqs), self._launch(seqs, p_out.tokens[:, None], ahead=1))
-        elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=False):
+        elif can_pipeline(seqs, p_seqs, newcomers=newcomers, lazy=False,
+                          max_context=self.max_context):
             self._pending = (list(seqs), self._launch_after_accept(seqs, p_out))
         self._collect(p_seqs, p_out, tic, emit)
         if any(s.finished for s in self.decoding) and self._pending is not None:

@@ -150,18 +150,32 @@ def prefill_group(prefilling: list[Sequence], step: int, batchable: bool) -> lis
     return group
 
 
+def ends_by_length(seq: Sequence, max_context: int) -> bool:
+    """Whether the token the step in flight samples for ``seq`` is certainly its last: it
+    reaches ``max_tokens`` or the context (``max_context``; 0: unbounded), where the emitter ends
+    the request with finish_reason "length"."""
+    made = len(seq.generated) + 1
+    return made >= seq.request.params.max_tokens or (
+        max_context > 0 and len(seq.prompt) + made >= max_context)
+
+
 def can_pipeline(
-    rows: list[Sequence], launched: list[Sequence], *, newcomers: bool, lazy: bool
+    rows: list[Sequence], launched: list[Sequence], *, newcomers: bool, lazy: bool,
+    max_context: int = 0,
 ) -> bool:
     """Whether step k+1 may be launched before step k's tokens become events.
 
     ``rows`` is the decode batch now, ``launched`` the rows step k was launched for. Needs the
-    same rows as launched, none finished or failed, and no newcomer (``newcomers``: a request is
-    prefilling) waiting to join. ``lazy`` (build k+1 from k's still-lazy tokens) also needs rows
-    whose next sampling depends on nothing but the token itself (no grammar state, no penalty
-    counts).
+    same rows as launched, none finished or failed, no newcomer (``newcomers``: a request is
+    prefilling) waiting to join, and a row that step k does not end by length
+    (:func:`ends_by_length`): a step launched for rows that all end at step k would be thrown
+    away, and the engine would take the next request only after it. ``lazy`` (build k+1 from
+    k's still-lazy tokens) also needs rows whose next sampling depends on nothing but the token
+    itself (no grammar state, no penalty counts).
     """
     if newcomers or len(rows) != len(launched):
+        return False
+    if rows and all(ends_by_length(s, max_context) for s in rows):
         return False
     for seq, other in zip(rows, launched, strict=True):
         row = seq.row

@@ -163,6 +163,25 @@ def test_pipelining_needs_the_same_stable_rows(loop: asyncio.AbstractEventLoop) 
     assert not can_pipeline(rows, [a, b], newcomers=False, lazy=False)
 
 
+def test_no_step_is_launched_ahead_for_rows_that_all_end_now(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """A step launched for rows that all reach their length limit at the step in flight would
+    be computed and thrown away; one row going on is enough to launch it."""
+    a, b = make_seq(loop, "a", max_tokens=3), make_seq(loop, "b", max_tokens=5)
+    a.generated = b.generated = [7]
+    assert can_pipeline([a, b], [a, b], newcomers=False, lazy=True)
+    a.generated = b.generated = [7, 7]  # a's third token is in flight: it ends there, b goes on
+    assert can_pipeline([a, b], [a, b], newcomers=False, lazy=True)
+    assert not can_pipeline([a], [a], newcomers=False, lazy=True)
+    b.generated = [7, 7, 7, 7]
+    assert not can_pipeline([a, b], [a, b], newcomers=False, lazy=True)
+    c = make_seq(loop, "c", prompt_len=6, max_tokens=100)  # the context ends it instead
+    c.generated = [7, 7, 7]
+    assert can_pipeline([c], [c], newcomers=False, lazy=True, max_context=12)
+    assert not can_pipeline([c], [c], newcomers=False, lazy=True, max_context=10)
+
+
 @pytest.mark.parametrize(
     ("constrained", "params"),
     [(True, {}), (False, {"presence_penalty": 1.0}), (False, {"repetition_penalty": 1.1})],
