@@ -119,3 +119,39 @@ async def test_seeded_sampling_independent_of_batch(engine: ChatEngine) -> None:
     together = [ev async for ev in engine.generate(GenerationRequest("together", ps[1], p))]
     await asyncio.gather(*others)
     assert [t for ev in alone for t in ev.token_ids] == [t for ev in together for t in ev.token_ids]
+
+
+async def test_a_burst_from_idle_is_prefilled_as_one_group(engine: ChatEngine,
+                                                           monkeypatch) -> None:
+    """Requests that land a moment apart on an idle engine prefill in one grouped forward:
+    woken by the first, the loop takes in the rest while they keep coming
+    (``engine_loop.SETTLE_SECONDS`` and ``BURST_GAP``, widened here so that a loaded
+    machine's scheduling gaps stay inside them), rather than prefilling the first alone and
+    the others after it."""
+    from engine import engine_loop
+
+    monkeypatch.setattr(engine_loop, "SETTLE_SECONDS", 0.05)
+    monkeypatch.setattr(engine_loop, "BURST_GAP", 0.05)
+    monkeypatch.setattr(engine_loop, "SETTLE_LIMIT", 1.0)
+    loop_ = engine._work
+    sizes: list[int] = []
+    together, chunk = loop_._prefill_together, loop_._prefill_chunk
+
+    def grouped(group):
+        sizes.append(len(group))
+        return together(group)
+
+    def alone(seq):
+        sizes.append(1)
+        return chunk(seq)
+
+    monkeypatch.setattr(loop_, "_prefill_together", grouped)
+    monkeypatch.setattr(loop_, "_prefill_chunk", alone)
+    tasks = []
+    for i in range(6):
+        prompt = [5 + i, 6, 7, 8, 9, 10, 11, 12]
+        tasks.append(asyncio.create_task(run(engine, f"burst-{i}", prompt, max_tokens=2)))
+        await asyncio.sleep(0.002)  # the event loop sleeps between arrivals: the engine wakes
+    results = await asyncio.gather(*tasks)
+    assert all(ev[-1].finish_reason == "length" for ev in results)
+    assert sizes == [6]
