@@ -65,7 +65,7 @@ class IsaTiming:
     chosen: str
     row_ms: dict[str, float] = field(default_factory=dict)  # one row: chosen and plane paths
     row_chosen: str | None = None  # the one-row path where it is not ``chosen``
-    row_pass: tuple[int, int] | None = None  # one-row timing's pass: layers, weight MiB
+    row_pass: tuple[int, int] | None = None  # one-row timing's pass: layers, weight bytes
 
     def _against(self, ms: dict[str, float]) -> str:
         """' against <path> <ms> ms, ...' for the paths of ``ms`` other than the chosen one."""
@@ -77,8 +77,8 @@ class IsaTiming:
                 f"{self._against(self.ms)} on a {self.shape[0]}x{self.shape[1]} layer)")
         if self.row_pass is None or not self.row_ms:
             return text
-        n, mib = self.row_pass
-        where = f"one row through {n} layer{'s' if n != 1 else ''}, {mib} MiB"
+        n, size = self.row_pass
+        where = f"one row through {n} layer{'s' if n != 1 else ''}, {size / 2**20:.1f} MiB"
         if self.row_chosen:
             return text + (f", one row: {self.row_chosen} ({self.row_ms[self.row_chosen]:.2f} "
                            f"ms against {self.row_ms[self.chosen]:.2f}, {where})")
@@ -157,8 +157,7 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
         timing = IsaTiming(bits, (n, k), ms, chosen)
         if planes:  # as a decode step runs them: one row through the layers, from memory
             layers_pass = _row_pass(group)
-            timing.row_pass = (len(layers_pass),
-                               sum(_nbytes(m) for m in layers_pass) >> 20)
+            timing.row_pass = (len(layers_pass), sum(_nbytes(m) for m in layers_pass))
             timing.row_ms = _one_row(ext, layers_pass, [chosen, *planes])
             fastest = min(planes, key=timing.row_ms.__getitem__)
             if timing.row_ms[fastest] < ROW_GAIN * timing.row_ms[chosen]:

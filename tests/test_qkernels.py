@@ -726,7 +726,7 @@ def test_one_row_products_take_the_digit_planes_where_faster(monkeypatch, planes
         row = qkernels._ext.row_isa(t.bits)
         if planes != "0":
             assert t.row_pass is not None and t.row_pass[0] == layers[t.bits]
-            assert f"one row through {layers[t.bits]} layers" in t.describe()
+            assert f"one row through {layers[t.bits]} layer" in t.describe()  # 1 layer, 2 layers
         if planes == "0":
             assert not t.row_ms and t.row_chosen is None and row == t.chosen
         elif t.row_chosen is None:
