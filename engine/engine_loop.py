@@ -118,7 +118,7 @@ class EngineLoop:
         block = self.scheduler.idle(len(self.runner.decoding))
         beat = self.runner.channel is not None
         settle_until = 0.0  # woken from idle by a request: wait for more until then
-        gap = SETTLE_SECONDS
+        gap = 0.0  # how long to wait for the next one (read when the first comes)
         while True:
             try:
                 wait = min(gap, settle_until - time.perf_counter())
@@ -137,6 +137,7 @@ class EngineLoop:
                 return True
             if block and kind == "submit":
                 settle_until = time.perf_counter() + SETTLE_LIMIT
+                gap = SETTLE_SECONDS
             elif settle_until and kind == "submit":
                 gap = BURST_GAP  # a burst: wait for the rest of it
             block = False
