@@ -101,6 +101,25 @@ def test_thread_count_does_not_change_the_sums(threads: int) -> None:
         assert mx.array_equal(a, b).item()
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_long_ranges_split_alike_on_both_routes_at_any_thread_count(threads: int) -> None:
+    """Past ``kDecodeBlock`` (512) keys a row's decode attention is split into blocks merged by
+    their softmax maxima: the stack on ``threads`` threads gives the bits of the per-layer
+    route on one (the split depends on the row's keys alone)."""
+    model = _model("llama", 4)
+    lengths = [1100, 530, 40]  # three blocks, two, one (left-padded: each row's own keys)
+    try:
+        qkernels.set_num_threads(1)
+        want = _run(model, lengths, 3)
+        assert decode_stack.install(model) == 1
+        qkernels.set_num_threads(threads)
+        got = _run(model, lengths, 3)
+    finally:
+        qkernels.set_num_threads(0)
+    for a, b in zip(want, got, strict=True):
+        assert mx.array_equal(a, b).item()
+
+
 def test_float_weights_and_quantized_kv_keep_the_per_layer_route(
         monkeypatch: pytest.MonkeyPatch) -> None:
     assert decode_stack.install(_model("llama", None)) == 0  # float32 products: no plan

@@ -134,6 +134,7 @@ def _mask(kind: str, b: int, lq: int, lk: int) -> None | str | mx.array:
 @pytest.mark.parametrize("b,hq,hkv,lq,lk,d,dv", [
     (1, 8, 4, 1, 37, 64, 64), (3, 8, 2, 1, 100, 64, 64), (2, 4, 4, 3, 9, 32, 32),
     (3, 6, 3, 5, 50, 128, 64), (1, 2, 1, 16, 16, 64, 64), (2, 4, 2, 1, 1, 16, 16),
+    (1, 9, 3, 1, 1300, 64, 64), (3, 8, 2, 1, 513, 32, 32),  # decode split into key blocks
 ])
 def test_attention_matches_mlx(isa: str, mask: str, b: int, hq: int, hkv: int, lq: int,
                                lk: int, d: int, dv: int) -> None:

@@ -245,8 +245,10 @@ void attend(const Strided4& q, const Strided4& k, const Strided4& v, const Strid
 // small GEMM (Q K^T), then a softmax per row, then P V with each value row loaded once for two
 // query rows and their partial sums held in registers (attend() does both one key and one row
 // at a time, a horizontal sum per score and a load and store of the output per key).
+// With m_out and l_out (one block of a longer key range): out is left unnormalised, sum_j
+// exp(s_j - m) v_j, with each row's largest score m in m_out and sum_j exp(s_j - m) in l_out.
 void attend_decode(const float* q, int R, const float* k, int64_t ks, const float* v, int64_t vs,
-                   int n, int d, int dv, float scale, float* out) {
+                   int n, int d, int dv, float scale, float* out, float* m_out, float* l_out) {
   thread_local std::vector<float> scores;
   scores.resize(size_t(R) * n);
   float* sp = scores.data();
@@ -267,7 +269,14 @@ void attend_decode(const float* q, int R, const float* k, int64_t ks, const floa
     float* sr = sp + size_t(r) * n;
     for (int j = 0; j < n; ++j) sr[j] *= scale;
     const float m = row_max(sr, n, -std::numeric_limits<float>::infinity());
-    iv[r] = 1.0f / exp_shifted(sr, n, m);
+    const float sum = exp_shifted(sr, n, m);
+    if (m_out) {
+      m_out[r] = m;
+      l_out[r] = sum;
+      iv[r] = 1.0f;  // x * 1 is exact: the block's sums as they are
+    } else {
+      iv[r] = 1.0f / sum;
+    }
   }
   int c0 = 0;
 #if defined(__AVX2__) && defined(__FMA__)

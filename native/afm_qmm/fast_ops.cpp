@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -356,6 +357,76 @@ int kept_suffix(const Strided4* mask, int b, int h0, int n, int lk) {
 
 }  // namespace
 
+namespace detail {
+
+void attend_decode_groups(const std::vector<DecodeGroup>& groups, int n_rep, int64_t ks,
+                          int64_t vs, int d, int dv, float scale, int threads,
+                          AttendDecodeFn kernel, const std::function<void(int)>& other) {
+  struct Task {
+    int group, block;  // block -1: the whole group, normalised in place
+  };
+  std::vector<Task> tasks;
+  std::vector<size_t> first(groups.size(), 0);  // a split group's first block in `part`
+  size_t blocks = 0;
+  for (int i = 0; i < int(groups.size()); ++i) {
+    const int n = groups[i].n;
+    if (n <= kDecodeBlock) {
+      tasks.push_back({i, -1});
+      continue;
+    }
+    first[i] = blocks;
+    const int nb = (n + kDecodeBlock - 1) / kDecodeBlock;
+    for (int blk = 0; blk < nb; ++blk) tasks.push_back({i, blk});
+    blocks += nb;
+  }
+  // each block's unnormalised sums [n_rep, dv], then its rows' maxima and exp sums
+  const size_t stride = size_t(n_rep) * (dv + 2);
+  std::vector<float> part(blocks * stride);
+  parallel_for(int(tasks.size()), threads, [&](int t) {
+    const Task task = tasks[t];
+    const DecodeGroup& g = groups[task.group];
+    if (g.n <= 0) {
+      other(task.group);
+    } else if (task.block < 0) {
+      kernel(g.q, n_rep, g.k, ks, g.v, vs, g.n, d, dv, scale, g.out, nullptr, nullptr);
+    } else {
+      const int j0 = task.block * kDecodeBlock, n = std::min(kDecodeBlock, g.n - j0);
+      float* p = part.data() + (first[task.group] + task.block) * stride;
+      float* m = p + size_t(n_rep) * dv;
+      kernel(g.q, n_rep, g.k + j0 * ks, ks, g.v + j0 * vs, vs, n, d, dv, scale, p, m,
+             m + n_rep);
+    }
+  });
+  // the blocks of each split group, in order: weights exp(m_b - M) of the rows' maximum M
+  std::vector<float> w;
+  for (int i = 0; i < int(groups.size()); ++i) {
+    const DecodeGroup& g = groups[i];
+    if (g.n <= kDecodeBlock) continue;
+    const int nb = (g.n + kDecodeBlock - 1) / kDecodeBlock;
+    const float* p0 = part.data() + first[i] * stride;
+    w.resize(nb);
+    for (int r = 0; r < n_rep; ++r) {
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int b = 0; b < nb; ++b) mx = std::max(mx, p0[b * stride + size_t(n_rep) * dv + r]);
+      float l = 0.0f;
+      for (int b = 0; b < nb; ++b) {
+        const float* mb = p0 + b * stride + size_t(n_rep) * dv;
+        w[b] = std::exp(mb[r] - mx);
+        l += w[b] * mb[n_rep + r];
+      }
+      const float inv = 1.0f / l;
+      float* o = g.out + size_t(r) * dv;
+      for (int c = 0; c < dv; ++c) {
+        float acc = 0.0f;
+        for (int b = 0; b < nb; ++b) acc += w[b] * p0[b * stride + size_t(r) * dv + c];
+        o[c] = acc * inv;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
 void SdpaCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
   auto& enc = begin_eval(stream(), inputs, out);
@@ -381,30 +452,35 @@ void SdpaCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::arr
     const bool mask_bool = has_mask && mask.dtype() == mx::bool_;
     auto attend_one = avx2 ? AFM_AVX2_OR_PORTABLE(attend_decode) : fast_portable::attend_decode;
     const int threads = threads_for(double(B) * hq * lq * lk * (d + dv) * 2);
-    parallel_for(B * hkv, threads, [&](int t) {
+    // one query a head (decode) under no mask or a boolean one that keeps a suffix of the keys
+    // [j0, lk) for every head of the group: the decode kernel, as the native decode layers run
+    // it (so both routes give the same bits); anything else takes attend() (`n` 0)
+    std::vector<detail::DecodeGroup> groups(size_t(B) * hkv);
+    std::vector<float> qrows(size_t(B) * hq * d);
+    for (int t = 0; t < B * hkv; ++t) {
       const int b = t / hkv, g = t % hkv;
-      // one query a head (decode) under no mask or a boolean one that keeps a suffix of the
-      // keys [j0, lk) for every head of the group: the decode kernel, as the native decode
-      // layers run it (so both routes give the same bits); anything else takes attend()
       const int j0 = lq == 1 && (!has_mask || mask_bool)
           ? kept_suffix(has_mask ? &mv : nullptr, b, g * n_rep, n_rep, lk)
           : -1;
+      float* out_g = op + (int64_t(b) * hq + int64_t(g) * n_rep) * dv;
       if (j0 < 0 || j0 >= lk || kv.s[3] != 1 || vv.s[3] != 1) {
-        attend(qv, kv, vv, has_mask ? &mv : nullptr, mask_bool, causal, b, g, n_rep, lq, lk, d,
-               dv, scale, op, hq);
-        return;
+        groups[t] = {nullptr, nullptr, nullptr, 0, out_g};
+        continue;
       }
-      thread_local std::vector<float> qrows;
-      qrows.resize(size_t(n_rep) * d);
+      float* qg = qrows.data() + size_t(t) * n_rep * d;
       for (int r = 0; r < n_rep; ++r) {
         const float* src = static_cast<const float*>(qv.data) + b * qv.s[0] +
             int64_t(g * n_rep + r) * qv.s[1];
-        for (int c = 0; c < d; ++c) qrows[size_t(r) * d + c] = src[c * qv.s[3]];
+        for (int c = 0; c < d; ++c) qg[size_t(r) * d + c] = src[c * qv.s[3]];
       }
       const float* kb = static_cast<const float*>(kv.data) + b * kv.s[0] + g * kv.s[1];
       const float* vb = static_cast<const float*>(vv.data) + b * vv.s[0] + g * vv.s[1];
-      attend_one(qrows.data(), n_rep, kb + j0 * kv.s[2], kv.s[2], vb + j0 * vv.s[2], vv.s[2],
-                 lk - j0, d, dv, scale, op + (int64_t(b) * hq + int64_t(g) * n_rep) * dv);
+      groups[t] = {qg, kb + j0 * kv.s[2], vb + j0 * vv.s[2], lk - j0, out_g};
+    }
+    detail::attend_decode_groups(groups, n_rep, kv.s[2], vv.s[2], d, dv, scale, threads,
+                                 attend_one, [&](int t) {
+      attend(qv, kv, vv, has_mask ? &mv : nullptr, mask_bool, causal, t / hkv, t % hkv, n_rep,
+             lq, lk, d, dv, scale, op, hq);
     });
   });
 }
@@ -628,18 +704,24 @@ void decode_attention_rows(const float* sp, int64_t ld, const Strided4& kv, cons
   auto attend_one = avx2 ? AFM_AVX2_OR_PORTABLE(attend_decode) : fast_portable::attend_decode;
   const int n_rep = hq / hkv;
   const int threads = threads_for(double(B) * hq * 1 * lk * (d + dv) * 2);
-  parallel_for(B * hkv, threads, [&](int t) {
+  // the masked keys (before start[b]) would weigh exactly 0: they are skipped; a row with
+  // every key masked takes attend() (`n` 0), MLX's average of all values
+  std::vector<DecodeGroup> groups(size_t(B) * hkv);
+  for (int t = 0; t < B * hkv; ++t) {
     const int b = t / hkv, g = t % hkv, j0 = std::max(0, int(start[b]));
-    if (j0 >= lk) {  // every key masked: MLX's average of all values
-      attend(qv, kv, vv, &mv, true, false, b, g, n_rep, 1, lk, d, dv, scale, op, hq);
-      return;
+    const int64_t row = (int64_t(b) * hq + int64_t(g) * n_rep);
+    if (j0 >= lk) {
+      groups[t] = {nullptr, nullptr, nullptr, 0, op + row * dv};
+      continue;
     }
-    // the masked keys (before start[b]) would weigh exactly 0: they are skipped
     const float* kb = static_cast<const float*>(kv.data) + b * kv.s[0] + g * kv.s[1];
     const float* vb = static_cast<const float*>(vv.data) + b * vv.s[0] + g * vv.s[1];
-    const int64_t row = (int64_t(b) * hq + int64_t(g) * n_rep);
-    attend_one(q.data() + row * d, n_rep, kb + j0 * kv.s[2], kv.s[2], vb + j0 * vv.s[2],
-               vv.s[2], lk - j0, d, dv, scale, op + row * dv);
+    groups[t] = {q.data() + row * d, kb + j0 * kv.s[2], vb + j0 * vv.s[2], lk - j0,
+                 op + row * dv};
+  }
+  attend_decode_groups(groups, n_rep, kv.s[2], vv.s[2], d, dv, scale, threads, attend_one,
+                       [&](int t) {
+    attend(qv, kv, vv, &mv, true, false, t / hkv, t % hkv, n_rep, 1, lk, d, dv, scale, op, hq);
   });
 }
 

@@ -4,7 +4,9 @@
 // one allocation per op); these are one primitive each, float32, strided inputs read in place.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "mlx/ops.h"
 #include "mlx/primitives.h"
@@ -96,7 +98,8 @@ struct TiledArgs {
   void silu_mul(const float* g, const float* x, float* y, int64_t n);                          \
   void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb);                       \
   void attend_decode(const float* q, int rows, const float* k, int64_t ks, const float* v,    \
-                     int64_t vs, int n, int d, int dv, float scale, float* out);              \
+                     int64_t vs, int n, int d, int dv, float scale, float* out, float* m_out, \
+                     float* l_out);                                                           \
   }
 AFM_FAST_KERNELS(fast_portable)
 AFM_FAST_KERNELS(fast_avx2)
@@ -253,6 +256,28 @@ mx::array decode_attention(
 mx::array silu_mul_halves(const mx::array& y);
 
 namespace detail {  // the decode ops' work on raw buffers (decode_stack runs them too)
+// One decode query a head: the n_rep query rows of one KV head of one batch row (row-major
+// [n_rep, d], rotated) attend to its n kept keys and values into out [n_rep, dv]. n = 0: the
+// group takes another kernel (attend_decode_groups' `other`).
+struct DecodeGroup {
+  const float* q;
+  const float* k;
+  const float* v;
+  int n;
+  float* out;
+};
+// Keys per task of one group's decode attention. A longer range is split into blocks of this
+// many keys (the last one shorter), one task each, merged by their softmax maxima and sums
+// (flash-decoding): the pool's threads share a few KV heads' long ranges evenly (3 KV heads
+// over 2 threads was 2:1). The split depends on n only, so neither the batch nor the thread
+// count changes a row's sums; a range of up to this many keys gives the same bits as before.
+constexpr int kDecodeBlock = 512;
+using AttendDecodeFn = void (*)(const float*, int, const float*, int64_t, const float*, int64_t,
+                                int, int, int, float, float*, float*, float*);
+// Every group over the pool (`threads`), keys and values ks / vs floats a row apart.
+void attend_decode_groups(const std::vector<DecodeGroup>& groups, int n_rep, int64_t ks,
+                          int64_t vs, int d, int dv, float scale, int threads,
+                          AttendDecodeFn kernel, const std::function<void(int)>& other);
 void rope_inv_freq(float base, int half, std::vector<float>& inv_freq);
 void rope_table(int32_t base_pos, float scale, const std::vector<float>& inv_freq,
                 std::vector<float>& cs);
