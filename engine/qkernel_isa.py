@@ -25,10 +25,13 @@ weights at about the memory's speed where the float paths convert every code (Qw
 8-bit LM head on Zen 4: 4.9-5.2 ms against 7.7-8.1). It is timed against the path chosen for
 that bit width on what a decode step does at one row, a pass over the model's layers of that
 bit width (up to :data:`ROW_PASS_BYTES`, the largest first), whose weights then come from
-memory rather than a cache, and runs for one-row products where it is faster
-(``set_row_isa``). One hot layer misjudged it: SmolLM2's 4-bit 1536 x 576 layer timed 0.06
-ms on the planes against 0.07 on AVX2 at one start and the reverse at the next, where one row
-through all its 4-bit layers takes 10.6-11.9 ms against 12.8-13.0 (AMD Zen 4).
+memory rather than a cache, run in the extension as the one-op decode step runs its products
+(``row_pass_ms``), and runs for one-row products where it is faster (``set_row_isa``). One hot
+layer misjudged it: SmolLM2's 4-bit 1536 x 576 layer timed 0.06 ms on the planes against 0.07
+on AVX2 at one start and the reverse at the next. So did the pass as one MLX op a layer, whose
+dispatch was half its time: 11.77 ms on AVX2 against 13.14 on the planes at one start, 12.10
+against 13.02 the other way at another. In the extension the pass takes 5.0-5.8 ms on the
+planes against 5.3-6.4 on AVX2, and the step itself 6-9% less on the planes (AMD Zen 4).
 ``AFM_QMM_PLANES=0`` keeps one-row products on the chosen path. CPUs without VNNI time
 ``avx2-int8x3``, the same planes from AVX2 multiply-adds, the same way.
 """
@@ -48,11 +51,12 @@ TIMED = ("avx512", "avx512-256", "avx2")  # the exact float paths worth timing a
 INT8 = ("vnni-int8", "avx2-int8")  # the int8-activation paths
 INT8_ENV = "AFM_QMM_INT8"
 PLANES_ENV = "AFM_QMM_PLANES"
-ROW_GAIN = 0.95  # a one-row path must be this much faster than the chosen one to replace it
+ROW_GAIN = 0.97  # a one-row path must be this much faster than the chosen one to replace it
 ROWS = (1, 16)  # one decode stream, and a continuous batch
 TIMED_BYTES = 16 << 20  # the largest layer up to this size stands for the model
 ROW_PASS_BYTES = 256 << 20  # one-row timing: a pass over layers up to this many weight bytes
 REPEATS = 3
+ROW_REPEATS = 7  # one-row passes in the extension: ~10 ms each on SmolLM2's 4-bit layers
 
 
 @dataclass
@@ -185,8 +189,15 @@ def _row_pass(group: list[nn.Module]) -> list[nn.Module]:
 
 
 def _one_row(ext: Any, layers: list[nn.Module], paths: list[str]) -> dict[str, float]:
-    """Best milliseconds of each path for one row through ``layers`` (one evaluation each, a
-    warm-up round first)."""
+    """Best milliseconds of each path for one row through ``layers``, a warm-up round first:
+    in the extension as the one-op decode step runs the products (``row_pass_ms``, no MLX op
+    between them: :data:`ROW_REPEATS` rounds), else one MLX evaluation of every layer's
+    product a round."""
+    if hasattr(ext, "row_pass_ms"):
+        weights = [m[name] for m in layers for name in ("weight", "scales", "biases")]
+        best = ext.row_pass_ms(weights, [m.group_size for m in layers],
+                               [m.bits for m in layers], paths, ROW_REPEATS)
+        return {isa: float(ms) for isa, ms in zip(paths, best, strict=True)}
     inputs: dict[int, mx.array] = {}
     for layer in layers:
         k = layer["weight"].shape[1] * 32 // layer.bits

@@ -52,6 +52,10 @@ NB_MODULE(_afm_qmm, m) {
   m.def("default_isa", &afm::default_isa, "The path 'auto' picks (AFM_QMM_ISA overrides).");
   m.def("auto_isa", &afm::auto_isa, "bits"_a, "The path 'auto' runs at these bits.");
   m.def("row_isa", &afm::row_isa, "bits"_a, "The path 'auto' runs for one row of x at these bits.");
+  m.def("row_pass_ms", &afm::row_pass_ms, "weights"_a, "group_sizes"_a, "bits"_a, "isas"_a,
+        "repeats"_a,
+        "Best ms of one row through the layers (w, scales, biases of each) on each path, as "
+        "the one-op decode step runs its products.");
   m.def("set_row_isa", &afm::set_row_isa, "bits"_a, "isa"_a,
         "Make 'auto' run this path for one row of x at these bits ('auto': as for more rows).");
   m.def("set_auto_isa", &afm::set_auto_isa, "bits"_a, "isa"_a,

@@ -760,6 +760,65 @@ void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
     run_qmm(a, kernel_for(isa), row_threads);
 }
 
+std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
+                                const std::vector<int>& group_sizes,
+                                const std::vector<int>& bits,
+                                const std::vector<std::string>& isas, int repeats) {
+  const size_t n = group_sizes.size();
+  if (weights.size() != 3 * n || bits.size() != n || n == 0)
+    throw std::invalid_argument("afm_qmm row_pass_ms: w, scales, biases and sizes of each layer");
+  struct Layer {
+    QmmArgs a;
+  };
+  std::vector<Layer> layers;
+  int kmax = 0, nmax = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const mx::array &w = weights[3 * i], &sc = weights[3 * i + 1], &bi = weights[3 * i + 2];
+    for (const mx::array* a : {&w, &sc, &bi})
+      if (!a->is_available() || !a->flags().row_contiguous)
+        throw std::invalid_argument("afm_qmm row_pass_ms: arrays must be evaluated");
+    if ((bits[i] != 4 && bits[i] != 8) || w.dtype() != mx::uint32 || w.ndim() != 2 ||
+        !scale_dtype_ok(sc, bi) ||
+        sc.shape() != mx::Shape({w.shape(0), w.shape(1) * 32 / bits[i] / group_sizes[i]}) ||
+        bi.shape() != sc.shape())
+      throw std::invalid_argument("afm_qmm row_pass_ms: shapes of w, scales, biases");
+    const int N = w.shape(0), K = w.shape(1) * 32 / bits[i];
+    QmmArgs a{nullptr, w.data<uint32_t>(), nullptr, nullptr, nullptr, nullptr, 1, N, K,
+              group_sizes[i], bits[i]};
+    set_scales(a, sc.data<void>(), bi.data<void>(), sc.dtype() == mx::float16);
+    layers.push_back({a});
+    kmax = std::max(kmax, K);
+    nmax = std::max(nmax, N);
+  }
+  std::vector<Kernel> kernels;
+  for (const auto& isa : isas) kernels.push_back(kernel_for(resolve(parse_isa(isa))));
+  std::vector<float> x(kmax), xsum(kmax), out(nmax);
+  for (int k = 0; k < kmax; ++k) x[k] = std::sin(0.37f * float(k)) * (1.0f + float(k % 7));
+  const int threads = num_threads();
+  const int blas_at = env_isa() == Isa::Auto ? g_blas_rows.load() : 0;
+  HotPool hot(50);  // the one-op step's default AFM_DECODE_STACK_POLL_US
+  std::vector<double> best(isas.size(), 1e300);
+  for (int r = 0; r <= std::max(1, repeats); ++r) {
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (Layer& l : layers) {
+        QmmArgs a = l.a;
+        a.x = x.data();
+        a.xsum = xsum.data();
+        a.out = out.data();
+        if (tiles_for(1, a.K, blas_at, kernels[i]))
+          run_qmm_tiles(a, kernels[i]);
+        else
+          run_qmm(a, kernels[i], threads);
+      }
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) best[i] = std::min(best[i], ms);
+    }
+  }
+  return best;
+}
+
 void set_pool_generation(uint64_t generation) {
   pool().set_generation(generation);
 }
