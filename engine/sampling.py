@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import mlx.core as mx
 import numpy as np
 
+from engine import fast_ops
 from engine.types import SamplingParams
 
 _MASK_64 = (1 << 64) - 1
@@ -134,7 +135,7 @@ def sample(
     if any(t != 1.0 for t in temps):
         logits = logits / mx.array([[t] for t in temps], dtype=mx.float32)
 
-    greedy_tokens = mx.argmax(logits, axis=-1)
+    greedy_tokens = fast_ops.argmax_last(logits)
     sampled = [not r.greedy for r in rows]
     want_logprobs = any(r.params.logprobs for r in rows)
     if not (want_logprobs or any(sampled)):

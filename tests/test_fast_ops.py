@@ -255,6 +255,51 @@ def test_attention_with_transposed_query(isa: str) -> None:
     assert _diff(got, REF_SDPA(q, k, v, scale=0.125)) <= 2e-5
 
 
+@pytest.mark.parametrize("shape", [(1,), (13,), (1, 49152), (16, 151936), (3, 2, 1000)])
+def test_argmax_matches_mlx(isa: str, shape: tuple[int, ...]) -> None:
+    """The first largest value's index as uint32, as ``mx.argmax(x, axis=-1)``: ties, a row of
+    -inf, signed zeros, NaNs (the first NaN wins), strided input."""
+    x = mx.random.normal(shape, key=_key(30, *shape))
+    if len(shape) == 2 and shape[0] >= 16:
+        x[1, 7] = x[1, 9000] = 50.0  # a tie: the first
+        x[2] = -mx.inf
+        x[3, 100] = x[3, 5] = float("nan")  # NaN wins, the first of them
+        x[4, -1] = float("nan")
+        x[5] = 0.0
+        x[5, 3] = -0.0
+        x[6, -3:] = 80.0  # in the scalar tail past the last full vector
+    got = qkernels._ext.argmax_last(x)  # noqa: SLF001
+    assert got.dtype == mx.uint32 and got.shape == shape[:-1]
+    assert mx.array_equal(got, mx.argmax(x, axis=-1)).item()
+    if len(shape) == 2 and shape[0] > 1:  # views: rows a stride apart, and a transpose
+        for view in (x[::2, 3:700], x[:, :64].T):
+            got = qkernels._ext.argmax_last(view)  # noqa: SLF001
+            assert mx.array_equal(got, mx.argmax(view, axis=-1)).item()
+
+
+def test_sampling_takes_the_native_argmax_while_installed() -> None:
+    logits = mx.random.normal((16, 5000), key=_key(31))
+    ref = mx.argmax(logits, axis=-1)
+    assert fast_ops.install(mx.Device(mx.cpu))
+    try:
+        out = fast_ops.argmax_last(logits)
+        assert "AfmArgmaxLastCPU" in _graph_names(out)
+        assert mx.array_equal(out, ref).item()
+    finally:
+        fast_ops.uninstall()
+    out = fast_ops.argmax_last(logits)
+    assert "AfmArgmaxLastCPU" not in _graph_names(out) and mx.array_equal(out, ref).item()
+
+
+def _graph_names(a: mx.array) -> str:
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.NamedTemporaryFile(suffix=".dot") as f:
+        mx.export_to_dot(f.name, a)
+        return Path(f.name).read_text()
+
+
 @pytest.mark.parametrize("shape", [(1,), (7,), (3, 1, 1536), (2, 45, 1536), (5, 13), (0, 8)])
 def test_silu_gate_matches_mlx(isa: str, shape: tuple[int, ...]) -> None:
     """Within 2e-6 relative of MLX's, from tiny values to ones where exp over/underflows."""

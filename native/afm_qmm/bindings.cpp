@@ -109,6 +109,9 @@ NB_MODULE(_afm_qmm, m) {
   m.def("sdpa_tiled", &afm::sdpa_tiled, "q"_a, "k"_a, "v"_a, "scale"_a, "mask"_a.none(),
         "causal"_a,
         "sdpa for long queries (prefill): tiled, online softmax, no Lq x Lk score matrix.");
+  m.def("argmax_last", &afm::argmax_last, "x"_a,
+        "mx.argmax(x, axis=-1) of float32 x as uint32 (the first largest; a NaN counts as "
+        "largest), rows over the pool.");
   m.def("silu_mul", &afm::silu_mul, "gate"_a, "x"_a,
         "silu(gate) * x (mlx-lm's swiglu) as one CPU primitive (float32, equal shapes).");
   m.def("kv_append", &afm::kv_append, "buf"_a, "src"_a, "col"_a, "idx"_a, "pos"_a.none(),

@@ -433,5 +433,46 @@ void silu_mul(const float* g, const float* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] = g[i] * x[i] / (1.0f + std::exp(-g[i]));
 }
 
+// The index of the first largest value of x[0, n), a NaN counting as the largest (the first NaN
+// wins), as mx.argmax picks it: the largest value in one pass, then its first index.
+int64_t argmax_row(const float* x, int64_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  int64_t j = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  __m256 mv = _mm256_set1_ps(m), un = _mm256_setzero_ps();
+  for (; j + 8 <= n; j += 8) {
+    const __m256 v = _mm256_loadu_ps(x + j);
+    un = _mm256_or_ps(un, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    mv = _mm256_max_ps(mv, v);
+  }
+  nan = _mm256_movemask_ps(un) != 0;
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, mv);
+  for (float l : lanes) m = std::max(m, l);
+#endif
+  for (; j < n; ++j) {
+    if (std::isnan(x[j]))
+      nan = true;
+    else if (x[j] > m)
+      m = x[j];
+  }
+  if (nan) {
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isnan(x[i])) return i;
+  }
+  j = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  const __m256 t = _mm256_set1_ps(m);
+  for (; j + 8 <= n; j += 8) {
+    const int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_EQ_OQ));
+    if (hit) return j + __builtin_ctz(unsigned(hit));
+  }
+#endif
+  for (; j < n; ++j)
+    if (x[j] == m) return j;
+  return 0;
+}
+
 }  // namespace AFM_FAST_NS
 }  // namespace afm

@@ -566,6 +566,44 @@ bool SdpaTiledCPU::is_equivalent(const mx::Primitive& other) const {
 
 // ---- SiLU gate ------------------------------------------------------------------------------
 
+mx::array argmax_last(const mx::array& x) {
+  check_f32(x, "x");
+  if (x.ndim() < 1 || x.shape(-1) == 0)
+    throw std::invalid_argument("afm argmax_last: x must be [..., V] with V > 0");
+  mx::Shape shape(x.shape().begin(), x.shape().end() - 1);
+  return mx::array(shape, mx::uint32, std::make_shared<ArgmaxLastCPU>(cpu_stream()), {x});
+}
+
+void ArgmaxLastCPU::eval_cpu(const std::vector<mx::array>& inputs,
+                             std::vector<mx::array>& outputs) {
+  auto& out = outputs[0];
+  auto& enc = begin_eval(stream(), inputs, out);
+  const bool avx2 = avx2_path("auto");
+  enc.dispatch([x = weak(inputs[0]), out = weak(out), avx2]() mutable {
+    const int64_t n = x.shape(-1), rows = n ? int64_t(x.size()) / n : 0;
+    if (rows == 0) return;
+    auto kernel = avx2 ? AFM_AVX2_OR_PORTABLE(argmax_row) : fast_portable::argmax_row;
+    // rows read in place where evenly spaced (a view's strides are known only now), else copied
+    int64_t ld = n;
+    std::vector<float> keep;
+    const float* xp = x.data<float>();
+    if (!evenly_spaced_rows(x, ld)) {
+      keep.resize(x.size());
+      copy_row_major(x, keep.data());
+      xp = keep.data();
+      ld = n;
+    }
+    uint32_t* op = out.data<uint32_t>();
+    parallel_for(int(rows), threads_for(double(rows) * n), [&](int r) {
+      op[r] = uint32_t(kernel(xp + r * ld, n));
+    });
+  });
+}
+
+void ArgmaxLastCPU::eval_gpu(const std::vector<mx::array>&, std::vector<mx::array>&) {
+  throw std::runtime_error("AfmArgmaxLastCPU runs on the CPU only");
+}
+
 mx::array silu_mul(const mx::array& gate, const mx::array& x) {
   check_f32(gate, "gate");
   check_f32(x, "x");

@@ -57,6 +57,10 @@ mx::array sdpa_tiled(
 // silu(gate) * x (mlx-lm's swiglu): gate and x float32 of one shape. MLX's CPU backend runs the
 // compiled elementwise kernel with scalar exp and fmaf calls (~11 ns per element).
 mx::array silu_mul(const mx::array& gate, const mx::array& x);
+// mx.argmax(x, axis=-1) of float32 x [..., V]: uint32 [...], the first largest value's index (a
+// NaN counting as largest), rows over the pool (MLX's CPU argmax of 16 rows of a 152k
+// vocabulary takes ~5 ms, 32 times one row's).
+mx::array argmax_last(const mx::array& x);
 
 // x [m, k] @ w[n, k].T into out (row stride ldo) with the AVX2 kernel for a few rows of x;
 // small_gemm_available() says whether this CPU and build have it (AFM_QMM_ISA=portable: no).
@@ -96,6 +100,7 @@ struct TiledArgs {
               bool mask_bool, bool causal, int b, int g, int n_rep, int lq, int lk, int d,   \
               int dv, float scale, float* out, int hq);                                      \
   void silu_mul(const float* g, const float* x, float* y, int64_t n);                          \
+  int64_t argmax_row(const float* x, int64_t n);                                               \
   void attend_tiled(const TiledArgs& a, int b, int g, int l0, int lqb);                       \
   void attend_decode(const float* q, int rows, const float* k, int64_t ks, const float* v,    \
                      int64_t vs, int n, int d, int dv, float scale, float* out, float* m_out, \
@@ -193,6 +198,19 @@ class SdpaTiledCPU : public mx::Primitive {
  private:
   float scale_;
   bool has_mask_, causal_;
+};
+
+class ArgmaxLastCPU : public mx::Primitive {
+ public:
+  explicit ArgmaxLastCPU(mx::Stream s) : mx::Primitive(s) {}
+  void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
+  const char* name() const override {
+    return "AfmArgmaxLastCPU";
+  }
+  bool is_equivalent(const mx::Primitive&) const override {
+    return true;
+  }
 };
 
 class SiluMulCPU : public mx::Primitive {
