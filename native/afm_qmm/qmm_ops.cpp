@@ -746,6 +746,19 @@ HotPool::~HotPool() {
   g_hot.fetch_sub(1);
 }
 
+namespace {
+
+// One product on `kernel` as "auto" runs it: BLAS tiles from blas_at rows (0: never), else the
+// kernel's row path over the pool (row_threads as in qmm_auto).
+void run_auto(const QmmArgs& a, Kernel kernel, int blas_at, int row_threads) {
+  if (tiles_for(a.M, a.K, blas_at, kernel))
+    run_qmm_tiles(a, kernel);
+  else
+    run_qmm(a, kernel, row_threads);
+}
+
+}  // namespace
+
 void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
               const void* biases, bool half_scales, int N, int K, int group_size, int bits,
               float* xsum, float* out, int row_threads) {
@@ -754,10 +767,7 @@ void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
   const int blas_at = blas ? g_blas_rows.load() : 0;
   QmmArgs a{x, w, nullptr, nullptr, xsum, out, M, N, K, group_size, bits};
   set_scales(a, scales, biases, half_scales);
-  if (tiles_for(M, K, blas_at, kernel_for(isa)))
-    run_qmm_tiles(a, kernel_for(isa));
-  else
-    run_qmm(a, kernel_for(isa), row_threads);
+  run_auto(a, kernel_for(isa), blas_at, row_threads);
 }
 
 std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
@@ -806,10 +816,7 @@ std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
         a.x = x.data();
         a.xsum = xsum.data();
         a.out = out.data();
-        if (tiles_for(1, a.K, blas_at, kernels[i]))
-          run_qmm_tiles(a, kernels[i]);
-        else
-          run_qmm(a, kernels[i], threads);
+        run_auto(a, kernels[i], blas_at, threads);
       }
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
