@@ -270,9 +270,16 @@ int planes_for(Kernel kernel) {
   return 1;
 }
 
+// The CPUs online, read once: std::thread::hardware_concurrency() reads them from /sys (three
+// system calls, ~7 us), and num_threads() is asked for every product and attention call.
+int hardware_threads() {
+  static const int n = std::max(1, int(std::thread::hardware_concurrency()));
+  return n;
+}
+
 int env_threads() {
   const int n = g_env_threads.load();
-  return std::max(1, n > 0 ? n : int(std::thread::hardware_concurrency()));
+  return n > 0 ? n : hardware_threads();
 }
 
 std::atomic<int> g_threads{0};
