@@ -185,6 +185,9 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
         att(size_t(B) * hq * hd), r(size_t(B) * D), gu(size_t(B) * f2), act(size_t(B) * f2 / 2),
         xsum(size_t(B) * gmax);
     copy_row_major(h, x.data());
+    // every layer rotates by the same positions: one set of RoPE tables for the step
+    const std::vector<float> tables =
+        detail::rope_tables(pos, B, s.rope_dims, s.rope_base, s.rope_scale);
     auto product = [&](const mx::array* a, int slot, int bias, int p, const float* xin,
                        float* y) {
       const int gs = s.group_sizes[p], bits = s.bits[p];
@@ -212,17 +215,16 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
       // attention
       norm(a[sl.in_norm]);
       const int W = product(a, sl.qkv, sl.qkv_bias, 4 * l, xn.data(), qkv.data());
-      detail::kv_append_rows(qkv.data(), W, hq * hd, kp, B, hkv, cap, hd, s.idx, pos,
-                             s.rope_dims, s.rope_traditional, s.rope_base, s.rope_scale, avx2);
+      detail::kv_append_rows(qkv.data(), W, hq * hd, kp, B, hkv, cap, hd, s.idx, tables.data(),
+                             s.rope_dims, s.rope_traditional, avx2);
       detail::kv_append_rows(qkv.data(), W, (hq + hkv) * hd, vp, B, hkv, cap, hd, s.idx,
-                             nullptr, s.rope_dims, s.rope_traditional, s.rope_base,
-                             s.rope_scale, avx2);
+                             nullptr, s.rope_dims, s.rope_traditional, avx2);
       const int64_t bs = int64_t(hkv) * cap * hd;
       const Strided4 kv{kp, {bs, int64_t(cap) * hd, hd, 1}};
       const Strided4 vv{vp, {bs, int64_t(cap) * hd, hd, 1}};
-      detail::decode_attention_rows(qkv.data(), W, kv, vv, B, hkv, hd, hd, pos, start, hq,
-                                    s.idx + 1, s.attn_scale, s.rope_dims, s.rope_traditional,
-                                    s.rope_base, s.rope_scale, avx2, att.data());
+      detail::decode_attention_rows(qkv.data(), W, kv, vv, B, hkv, hd, hd, tables.data(), start,
+                                    hq, s.idx + 1, s.attn_scale, s.rope_dims,
+                                    s.rope_traditional, avx2, att.data());
       product(a, sl.o, sl.o_bias, 4 * l + 1, att.data(), r.data());
       for (size_t i = 0; i < x.size(); ++i) x[i] = x[i] + r[i];
       // MLP

@@ -698,19 +698,25 @@ void rope_table(int32_t base_pos, float scale, const std::vector<float>& inv_fre
   }
 }
 
+std::vector<float> rope_tables(const int32_t* pos, int B, int dims, float base, float scale) {
+  std::vector<float> inv_freq, cs, tables(size_t(B) * dims);
+  rope_inv_freq(base, dims / 2, inv_freq);
+  for (int b = 0; b < B; ++b) {
+    rope_table(pos[b], scale, inv_freq, cs);
+    std::copy(cs.begin(), cs.end(), tables.begin() + size_t(b) * dims);
+  }
+  return tables;
+}
+
 void kv_append_rows(const float* sp, int64_t ld, int col, float* op, int B, int H, int cap,
-                    int D, int idx, const int32_t* pos, int dims, bool traditional, float base,
-                    float scale, bool avx2) {
-  std::vector<float> inv_freq, cs;
-  if (pos) rope_inv_freq(base, dims / 2, inv_freq);
+                    int D, int idx, const float* tables, int dims, bool traditional, bool avx2) {
   auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
   const int64_t xs[2] = {D, 0}, ys[2] = {int64_t(cap) * D, 0};
   for (int b = 0; b < B; ++b) {
     const float* x = sp + b * ld + col;
     float* y = op + (int64_t(b) * H * cap + idx) * D;
-    if (pos) {
-      rope_table(pos[b], scale, inv_freq, cs);
-      rows(x, xs, y, ys, H, D, dims, traditional, cs.data(), 1);
+    if (tables) {
+      rows(x, xs, y, ys, H, D, dims, traditional, tables + size_t(b) * dims, 1);
     } else {
       for (int h = 0; h < H; ++h) std::copy(x + h * D, x + (h + 1) * D, y + h * ys[0]);
     }
@@ -718,20 +724,16 @@ void kv_append_rows(const float* sp, int64_t ld, int col, float* op, int B, int 
 }
 
 void decode_attention_rows(const float* sp, int64_t ld, const Strided4& kv, const Strided4& vv,
-                           int B, int hkv, int d, int dv, const int32_t* pos,
+                           int B, int hkv, int d, int dv, const float* tables,
                            const int32_t* start, int hq, int lk, float scale, int dims,
-                           bool traditional, float base, float rope_scale, bool avx2,
-                           float* op) {
+                           bool traditional, bool avx2, float* op) {
   // the rotated queries [B, hq, 1, d], as RopeCPU writes them
-  std::vector<float> q(size_t(B) * hq * d), inv_freq, cs;
-  rope_inv_freq(base, dims / 2, inv_freq);
+  std::vector<float> q(size_t(B) * hq * d);
   auto rows = avx2 ? AFM_AVX2_OR_PORTABLE(rope_rows) : fast_portable::rope_rows;
   const int64_t qs[2] = {d, 0};
-  for (int b = 0; b < B; ++b) {
-    rope_table(pos[b], rope_scale, inv_freq, cs);
+  for (int b = 0; b < B; ++b)
     rows(sp + b * ld, qs, q.data() + size_t(b) * hq * d, qs, hq, d, dims, traditional,
-         cs.data(), 1);
-  }
+         tables + size_t(b) * dims, 1);
   // the BatchKVCache mask of one query: keys j >= start[b] (and j < lk)
   std::vector<uint8_t> keep(size_t(B) * lk);
   for (int b = 0; b < B; ++b)
@@ -822,9 +824,11 @@ void KvAppendCPU::eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx:
       copy_row_major(src, keep_src.data());
       sp = keep_src.data();
     }
-    detail::kv_append_rows(sp, ld, col, op, B, H, cap, D, idx,
-                           rope ? pos.data<int32_t>() : nullptr, dims, traditional, base, scale,
-                           avx2);
+    const std::vector<float> tables =
+        rope ? detail::rope_tables(pos.data<int32_t>(), B, dims, base, scale)
+             : std::vector<float>();
+    detail::kv_append_rows(sp, ld, col, op, B, H, cap, D, idx, rope ? tables.data() : nullptr,
+                           dims, traditional, avx2);
   });
 }
 
@@ -892,9 +896,11 @@ void DecodeAttentionCPU::eval_cpu(const std::vector<mx::array>& inputs,
       sp = keep_src.data();
     }
     const Strided4 kv = view4(k, keep_k), vv = view4(v, keep_v);
-    detail::decode_attention_rows(sp, ld, kv, vv, B, hkv, d, dv, pos.data<int32_t>(),
-                                  start.data<int32_t>(), hq, lk, scale, dims, traditional, base,
-                                  rope_scale, avx2, out.data<float>());
+    const std::vector<float> tables =
+        detail::rope_tables(pos.data<int32_t>(), B, dims, base, rope_scale);
+    detail::decode_attention_rows(sp, ld, kv, vv, B, hkv, d, dv, tables.data(),
+                                  start.data<int32_t>(), hq, lk, scale, dims, traditional,
+                                  avx2, out.data<float>());
   });
 }
 

@@ -299,16 +299,19 @@ void attend_decode_groups(const std::vector<DecodeGroup>& groups, int n_rep, int
 void rope_inv_freq(float base, int half, std::vector<float>& inv_freq);
 void rope_table(int32_t base_pos, float scale, const std::vector<float>& inv_freq,
                 std::vector<float>& cs);
-// kv_append into op (row-major [B, H, cap, D]) from rows of src ld floats apart; pos null: no RoPE
+// The RoPE cosines and sines of each row's position pos[b] (B rows of dims floats: cos, sin of
+// each frequency), as RopeCPU computes them. A decode step's layers share one set.
+std::vector<float> rope_tables(const int32_t* pos, int B, int dims, float base, float scale);
+// kv_append into op (row-major [B, H, cap, D]) from rows of src ld floats apart, rotated by
+// tables (rope_tables; null: no RoPE)
 void kv_append_rows(const float* src, int64_t ld, int col, float* op, int B, int H, int cap,
-                    int D, int idx, const int32_t* pos, int dims, bool traditional, float base,
-                    float scale, bool avx2);
-// decode_attention into op [B, 1, hq * dv] from rows of src ld floats apart
+                    int D, int idx, const float* tables, int dims, bool traditional, bool avx2);
+// decode_attention into op [B, 1, hq * dv] from rows of src ld floats apart, the queries
+// rotated by tables (rope_tables)
 void decode_attention_rows(const float* src, int64_t ld, const Strided4& k, const Strided4& v,
-                           int B, int hkv, int d, int dv, const int32_t* pos,
+                           int B, int hkv, int d, int dv, const float* tables,
                            const int32_t* start, int hq, int lk, float scale, int dims,
-                           bool traditional, float base, float rope_scale, bool avx2,
-                           float* op);
+                           bool traditional, bool avx2, float* op);
 }  // namespace detail
 
 class KvAppendCPU : public mx::Primitive {
