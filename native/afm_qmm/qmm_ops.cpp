@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include "mlx/allocator.h"
@@ -420,18 +421,26 @@ class Pool {
   }
 };
 
+std::atomic<bool> g_forked{false};  // set in a forked child (pthread_atfork)
+
 Pool& pool() {
   // Leaked on purpose: no joins during interpreter teardown. A forked child has none of the
   // parent's workers, so it starts a pool of its own (the parent's copy is left untouched).
-  static Pool* p = nullptr;
-  static pid_t owner = 0;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lk(mu);
-  if (p == nullptr || owner != getpid()) {
-    p = new Pool();
-    owner = getpid();
+  // The child learns it from a fork handler, not from comparing getpid() on every call (a
+  // system call each, ~50 a decode step).
+  static std::atomic<Pool*> p{[] {
+    pthread_atfork(nullptr, nullptr, [] { g_forked.store(true); });
+    return new Pool();
+  }()};
+  if (g_forked.load(std::memory_order_acquire)) {
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lk(mu);
+    if (g_forked.load()) {
+      p.store(new Pool());
+      g_forked.store(false);
+    }
   }
-  return *p;
+  return *p.load(std::memory_order_acquire);
 }
 
 // Points a at float32 or float16 scales and biases.
