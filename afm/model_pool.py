@@ -12,13 +12,13 @@ load needs room and every loaded model is busy, the load waits for one to become
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from afm import heap
 from afm.context import on_scope_end
 from afm.errors import NotFound, ServiceUnavailable, ShuttingDown, server_busy
 from afm.model_catalog import ModelEntry, resolve_model_path
@@ -95,12 +95,13 @@ def load_model(entry: ModelEntry, settings: Settings) -> LoadedModel:
     tool_format = settings.tool_call_parser or detect_tool_format(
         template if isinstance(template, str) else str(template),
         getattr(engine, "model_type", None))
+    heap.settle()  # the model's objects live as long as it does: out of the collector's way
     return LoadedModel(entry, engine, grammar, tool_format)
 
 
 def free_memory() -> None:
     """Return what unloaded models held to the system (blocking; best effort)."""
-    gc.collect()
+    heap.release()
     try:
         import mlx.core as mx
 

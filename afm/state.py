@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afm import heap
 from afm.context import lease_scope
 from afm.drain import Drain
 from afm.errors import NotFound, ServiceUnavailable
@@ -207,6 +208,7 @@ class AppState:
                     self._embeddings[model_id] = await asyncio.to_thread(
                         EmbeddingModel.load, self._embedding_sources[model_id],
                         self.settings.cpu_weights)
+                    await asyncio.to_thread(heap.settle)
                 except (EmbeddingLoadError, OSError) as exc:
                     raise ServiceUnavailable(
                         f"Embedding model '{model_id}' cannot be loaded: {exc}",
