@@ -62,14 +62,15 @@ def _run(model: nn.Module, lengths: list[int], steps: int) -> list[mx.array]:
 
 
 def _stack_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The cache row of every step the one-op route takes from now on."""
     calls: list[int] = []
-    real = qkernels._ext.decode_stack  # noqa: SLF001
+    real = decode_stack._DecodeStackModel._afm_stack  # noqa: SLF001
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(kwargs["idx"])
-        return real(*args, **kwargs)
+    def counting(self: Any, inputs: mx.array, cache: list[Any], plan: Any) -> mx.array:
+        calls.append(cache[0]._idx)  # noqa: SLF001
+        return real(self, inputs, cache, plan)
 
-    monkeypatch.setattr(qkernels._ext, "decode_stack", counting)  # noqa: SLF001
+    monkeypatch.setattr(decode_stack._DecodeStackModel, "_afm_stack", counting)  # noqa: SLF001
     return calls
 
 
@@ -146,6 +147,19 @@ def test_bad_shapes_are_refused() -> None:
         ext.decode_stack(h, pos, pos, buffers, plan.weights[:-1], idx=1, **plan.settings)
     with pytest.raises(ValueError, match="keys and values of every layer"):
         ext.decode_stack(h, pos, pos, buffers[:-1], plan.weights, idx=1, **plan.settings)
+    # the same checks on the plan the engine steps: the weights once, the rest every step
+    with pytest.raises(ValueError, match="number of layer weights"):
+        ext.decode_stack_plan(plan.weights[:-1], **plan.settings)
+    narrow = mx.zeros((7,))  # a first norm of another width
+    mx.eval(narrow)
+    with pytest.raises(ValueError, match="map D"):
+        ext.decode_stack_plan([narrow, *plan.weights[1:]], **plan.settings)
+    with pytest.raises(ValueError, match="cache row"):
+        plan.handle.step(h, pos, pos, buffers, 8, [])
+    with pytest.raises(ValueError, match="keys and values of every layer"):
+        plan.handle.step(h, pos, pos, buffers[:-1], 1, [])
+    with pytest.raises(ValueError, match="map D"):
+        plan.handle.step(mx.zeros((1, 1, 64)), pos, pos, buffers, 1, [])
 
 
 def test_widened_codes_dequantize_to_the_same_weights() -> None:

@@ -59,31 +59,21 @@ void product_dims(const mx::array& w, int bits, int& n, int& k) {
 
 }  // namespace
 
-std::vector<mx::array> decode_stack(
-    const mx::array& h,
-    const mx::array& pos,
-    const mx::array& start,
-    const std::vector<mx::array>& buffers,
-    const std::vector<mx::array>& weights,
-    const DecodeStackShape& shape) {
+std::shared_ptr<const DecodeStackPlan> decode_stack_plan(std::vector<mx::array> weights,
+                                                         DecodeStackShape shape) {
   const LayerSlots sl = slots(shape);
   const int L = shape.layers;
   check(L > 0 && int(weights.size()) == L * sl.count, "wrong number of layer weights");
-  check(int(buffers.size()) == 2 * L, "keys and values of every layer are needed");
   check(int(shape.group_sizes.size()) == 4 * L && int(shape.bits.size()) == 4 * L,
         "group_sizes and bits need 4 entries a layer");
-  check(h.dtype() == mx::float32 && h.ndim() == 3 && h.shape(1) == 1, "h must be [B, 1, D] f32");
-  const int B = h.shape(0), D = h.shape(2);
   const int hq = shape.n_heads, hkv = shape.n_kv_heads, hd = shape.head_dim;
   check(hq > 0 && hkv > 0 && hq % hkv == 0 && hd > 0, "bad head counts");
   check(shape.rope_dims > 0 && shape.rope_dims % 2 == 0 && shape.rope_dims <= hd,
         "rope dims must be even and at most the head size");
-  for (const auto* a : {&pos, &start})
-    check(a->dtype() == mx::int32 && a->ndim() == 1 && a->shape(0) == B,
-          "pos and start must be int32 [B]");
   for (const auto& a : weights)  // read as row-major buffers: evaluated parameters, as loaded
     check(a.is_available() && a.flags().row_contiguous,
           "weights, norms and biases must be evaluated and row-contiguous");
+  const int D = weights[sl.in_norm].ndim() == 1 ? weights[sl.in_norm].shape(0) : 0;
   for (int l = 0; l < L; ++l) {
     const mx::array* a = weights.data() + size_t(l) * sl.count;
     const int* gs = shape.group_sizes.data() + 4 * l;
@@ -115,13 +105,35 @@ std::vector<mx::array> decode_stack(
     for (int nw : {sl.in_norm, sl.post_norm})
       check(a[nw].dtype() == mx::float32 && a[nw].ndim() == 1 && a[nw].shape(0) == D,
             "norm weights must be float32 [D]");
+  }
+  return std::make_shared<const DecodeStackPlan>(
+      DecodeStackPlan{std::move(shape), std::move(weights), D});
+}
+
+std::vector<mx::array> decode_stack(const std::shared_ptr<const DecodeStackPlan>& plan,
+                                    const mx::array& h,
+                                    const mx::array& pos,
+                                    const mx::array& start,
+                                    const std::vector<mx::array>& buffers,
+                                    int idx,
+                                    const std::vector<char>& in_place) {
+  const DecodeStackShape& shape = plan->shape;
+  const int L = shape.layers;
+  check(int(buffers.size()) == 2 * L, "keys and values of every layer are needed");
+  check(h.dtype() == mx::float32 && h.ndim() == 3 && h.shape(1) == 1, "h must be [B, 1, D] f32");
+  const int B = h.shape(0);
+  check(h.shape(2) == plan->hidden, "the qkv product must map D to (Hq + 2 Hkv) * head_dim");
+  for (const auto* a : {&pos, &start})
+    check(a->dtype() == mx::int32 && a->ndim() == 1 && a->shape(0) == B,
+          "pos and start must be int32 [B]");
+  for (int l = 0; l < L; ++l) {
     const mx::array& kb = buffers[2 * l];
     const mx::array& vb = buffers[2 * l + 1];
     check(kb.dtype() == mx::float32 && vb.dtype() == mx::float32 && kb.ndim() == 4 &&
-              kb.shape() == vb.shape() && kb.shape(0) == B && kb.shape(1) == hkv &&
-              kb.shape(3) == hd,
+              kb.shape() == vb.shape() && kb.shape(0) == B && kb.shape(1) == shape.n_kv_heads &&
+              kb.shape(3) == shape.head_dim,
           "keys and values must be float32 [B, Hkv, cap, head_dim]");
-    check(shape.idx >= 0 && shape.idx < kb.shape(2), "the cache row is past the buffer");
+    check(idx >= 0 && idx < kb.shape(2), "the cache row is past the buffer");
   }
   // The op writes row idx of each buffer in place. A buffer may be written when nothing else
   // shares its memory (a slice kept by the prefix or prompt cache, say), or when the caller
@@ -133,7 +145,7 @@ std::vector<mx::array> decode_stack(
   auto s = mx::default_stream(mx::Device::cpu);
   for (int i = 0; i < 2 * L; ++i) {
     const mx::array& b = buffers[i];
-    const bool vouched = i / 2 < int(shape.in_place.size()) && shape.in_place[i / 2];
+    const bool vouched = i / 2 < int(in_place.size()) && in_place[i / 2];
     const bool alone = b.is_available() && b.flags().row_contiguous &&
         b.data_shared_ptr()->is_owned() && b.data_shared_ptr().use_count() == 1;
     if (vouched || alone) {
@@ -146,21 +158,36 @@ std::vector<mx::array> decode_stack(
     }
   }
   std::vector<mx::array> out{mx::array(
-      h.shape(), mx::float32, std::make_shared<DecodeStackCPU>(s, shape, weights), inputs)};
+      h.shape(), mx::float32, std::make_shared<DecodeStackCPU>(s, plan, idx), inputs)};
   out.insert(out.end(), inputs.begin() + kFirstBuffer, inputs.end());
   return out;
+}
+
+std::vector<mx::array> decode_stack(
+    const mx::array& h,
+    const mx::array& pos,
+    const mx::array& start,
+    const std::vector<mx::array>& buffers,
+    const std::vector<mx::array>& weights,
+    const DecodeStackShape& shape) {
+  const auto plan = decode_stack_plan(weights, shape);
+  check(h.ndim() != 3 || h.shape(2) == plan->hidden,
+        "the qkv product must map D to (Hq + 2 Hkv) * head_dim");
+  return decode_stack(plan, h, pos, start, buffers, shape.idx, shape.in_place);
 }
 
 void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
                               std::vector<mx::array>& outputs) {
   auto& out = outputs[0];
   auto& enc = begin_eval(stream(), inputs, out);
-  std::vector<mx::array> in, w;
+  std::vector<mx::array> in;
   for (const auto& a : inputs) in.push_back(weak(a));
-  for (const auto& a : weights_) w.push_back(weak(a));
   const bool avx2 = small_gemm_available();
-  enc.dispatch([in = std::move(in), w = std::move(w), out = weak(out), s = shape_,
-                sl = slots(shape_), avx2]() mutable {
+  // the plan (shared with the Python side) holds the weights while the step runs
+  enc.dispatch([in = std::move(in), plan = plan_, idx = idx_, out = weak(out),
+                sl = slots(plan_->shape), avx2]() mutable {
+    const DecodeStackShape& s = plan->shape;
+    const std::vector<mx::array>& w = plan->weights;
     // the products and attention run back to back: helpers poll between them
     HotPool hot(s.poll_us);
     const mx::array& h = in[0];
@@ -215,15 +242,15 @@ void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
       // attention
       norm(a[sl.in_norm]);
       const int W = product(a, sl.qkv, sl.qkv_bias, 4 * l, xn.data(), qkv.data());
-      detail::kv_append_rows(qkv.data(), W, hq * hd, kp, B, hkv, cap, hd, s.idx, tables.data(),
+      detail::kv_append_rows(qkv.data(), W, hq * hd, kp, B, hkv, cap, hd, idx, tables.data(),
                              s.rope_dims, s.rope_traditional, avx2);
-      detail::kv_append_rows(qkv.data(), W, (hq + hkv) * hd, vp, B, hkv, cap, hd, s.idx,
+      detail::kv_append_rows(qkv.data(), W, (hq + hkv) * hd, vp, B, hkv, cap, hd, idx,
                              nullptr, s.rope_dims, s.rope_traditional, avx2);
       const int64_t bs = int64_t(hkv) * cap * hd;
       const Strided4 kv{kp, {bs, int64_t(cap) * hd, hd, 1}};
       const Strided4 vv{vp, {bs, int64_t(cap) * hd, hd, 1}};
       detail::decode_attention_rows(qkv.data(), W, kv, vv, B, hkv, hd, hd, tables.data(), start,
-                                    hq, s.idx + 1, s.attn_scale, s.rope_dims,
+                                    hq, idx + 1, s.attn_scale, s.rope_dims,
                                     s.rope_traditional, avx2, att.data());
       product(a, sl.o, sl.o_bias, 4 * l + 1, att.data(), r.data());
       for (size_t i = 0; i < x.size(); ++i) x[i] = x[i] + r[i];

@@ -10,6 +10,7 @@
 // Python side builds one node instead of 30 layers' worth.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "mlx/ops.h"
@@ -36,6 +37,29 @@ struct DecodeStackShape {
   int poll_us = 50;  // how long idle pool workers poll for the next product (0: sleep)
 };
 
+// A model's decode step, checked once: its shape (idx and in_place are the step's, below) and
+// its layers' weights, with the hidden size D they take.
+struct DecodeStackPlan {
+  DecodeStackShape shape;
+  std::vector<mx::array> weights;
+  int hidden = 0;
+};
+
+// Checks weights (ordered as decode_stack takes them) against shape; throws on a mismatch.
+std::shared_ptr<const DecodeStackPlan> decode_stack_plan(std::vector<mx::array> weights,
+                                                         DecodeStackShape shape);
+
+// One step on a plan, writing row idx of the buffers (in_place: as in DecodeStackShape). Per
+// step only h, pos, start and the buffers are checked and handed over: the ~400 weights of a
+// 30-layer model once, not a conversion of each from Python every step.
+std::vector<mx::array> decode_stack(const std::shared_ptr<const DecodeStackPlan>& plan,
+                                    const mx::array& h,
+                                    const mx::array& pos,
+                                    const mx::array& start,
+                                    const std::vector<mx::array>& buffers,
+                                    int idx,
+                                    const std::vector<char>& in_place);
+
 // h: [B, 1, D] float32; pos, start: int32 [B] (the cache's offsets and left padding);
 // buffers: keys_0, values_0, keys_1, ... ([B, Hkv, cap, head_dim] float32); weights: per
 // layer, in order: input norm weight [D]; qkv w, scales, biases (+ bias); o w, scales, biases
@@ -58,8 +82,8 @@ uint64_t decode_stack_copies();
 
 class DecodeStackCPU : public mx::Primitive {
  public:
-  DecodeStackCPU(mx::Stream s, DecodeStackShape shape, std::vector<mx::array> weights)
-      : mx::Primitive(s), shape_(std::move(shape)), weights_(std::move(weights)) {}
+  DecodeStackCPU(mx::Stream s, std::shared_ptr<const DecodeStackPlan> plan, int idx)
+      : mx::Primitive(s), plan_(std::move(plan)), idx_(idx) {}
   void eval_cpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   void eval_gpu(const std::vector<mx::array>& inputs, std::vector<mx::array>& outputs) override;
   const char* name() const override {
@@ -70,8 +94,8 @@ class DecodeStackCPU : public mx::Primitive {
   }
 
  private:
-  DecodeStackShape shape_;
-  std::vector<mx::array> weights_;
+  std::shared_ptr<const DecodeStackPlan> plan_;
+  int idx_;
 };
 
 }  // namespace afm
