@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,7 +52,7 @@ TIMED = ("avx512", "avx512-256", "avx2")  # the exact float paths worth timing a
 INT8 = ("vnni-int8", "avx2-int8")  # the int8-activation paths
 INT8_ENV = "AFM_QMM_INT8"
 PLANES_ENV = "AFM_QMM_PLANES"
-ROW_GAIN = 0.97  # a one-row path must be this much faster than the chosen one to replace it
+ROW_GAIN = 0.97  # a one-row path's time over the chosen one's must be below this to replace it
 ROWS = (1, 16)  # one decode stream, and a continuous batch
 TIMED_BYTES = 16 << 20  # the largest layer up to this size stands for the model
 ROW_PASS_BYTES = 256 << 20  # one-row timing: a pass over layers up to this many weight bytes
@@ -68,6 +69,7 @@ class IsaTiming:
     ms: dict[str, float]  # per path: geometric mean over ROWS of the best call time
     chosen: str
     row_ms: dict[str, float] = field(default_factory=dict)  # one row: chosen and plane paths
+    row_ratio: dict[str, float] = field(default_factory=dict)  # their times over the chosen's
     row_chosen: str | None = None  # the one-row path where it is not ``chosen``
     row_pass: tuple[int, int] | None = None  # one-row timing's pass: layers, weight bytes
 
@@ -162,9 +164,9 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
         if planes:  # as a decode step runs them: one row through the layers, from memory
             layers_pass = _row_pass(group)
             timing.row_pass = (len(layers_pass), sum(_nbytes(m) for m in layers_pass))
-            timing.row_ms = _one_row(ext, layers_pass, [chosen, *planes])
-            fastest = min(planes, key=timing.row_ms.__getitem__)
-            if timing.row_ms[fastest] < ROW_GAIN * timing.row_ms[chosen]:
+            timing.row_ms, timing.row_ratio = _one_row(ext, layers_pass, [chosen, *planes])
+            fastest = min(planes, key=timing.row_ratio.__getitem__)
+            if timing.row_ratio[fastest] < ROW_GAIN:
                 ext.set_row_isa(bits, fastest)
                 timing.row_chosen = fastest
         timings.append(timing)
@@ -188,16 +190,23 @@ def _row_pass(group: list[nn.Module]) -> list[nn.Module]:
     return chosen
 
 
-def _one_row(ext: Any, layers: list[nn.Module], paths: list[str]) -> dict[str, float]:
-    """Best milliseconds of each path for one row through ``layers``, a warm-up round first:
-    in the extension as the one-op decode step runs the products (``row_pass_ms``, no MLX op
-    between them: :data:`ROW_REPEATS` rounds), else one MLX evaluation of every layer's
-    product a round."""
+def _one_row(ext: Any, layers: list[nn.Module],
+             paths: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """Best milliseconds of each path for one row through ``layers``, and each path's time over
+    the first path's (``paths[0]``, the chosen one), a warm-up round first: in the extension as
+    the one-op decode step runs the products (``row_pass_ms``, no MLX op between them:
+    :data:`ROW_REPEATS` rounds, each path's ratio the median of the rounds' own ratios: a
+    round's paths run back to back, so a burst of other work on the machine slows both, where
+    comparing each path's best round let one lucky round decide), else one MLX evaluation of
+    every layer's product a round (ratios of the best)."""
     if hasattr(ext, "row_pass_ms"):
         weights = [m[name] for m in layers for name in ("weight", "scales", "biases")]
-        best = ext.row_pass_ms(weights, [m.group_size for m in layers],
-                               [m.bits for m in layers], paths, ROW_REPEATS)
-        return {isa: float(ms) for isa, ms in zip(paths, best, strict=True)}
+        rounds = ext.row_pass_ms(weights, [m.group_size for m in layers],
+                                 [m.bits for m in layers], paths, ROW_REPEATS)
+        best = {isa: float(min(r[i] for r in rounds)) for i, isa in enumerate(paths)}
+        ratio = {isa: statistics.median(r[i] / r[0] for r in rounds)
+                 for i, isa in enumerate(paths)}
+        return best, ratio
     inputs: dict[int, mx.array] = {}
     for layer in layers:
         k = layer["weight"].shape[1] * 32 // layer.bits
@@ -218,4 +227,5 @@ def _one_row(ext: Any, layers: list[nn.Module], paths: list[str]) -> dict[str, f
             t = run(isa)
             if repeat:
                 best[isa] = min(best[isa], t)
-    return {isa: 1000 * t for isa, t in best.items()}
+    return ({isa: 1000 * t for isa, t in best.items()},
+            {isa: t / best[paths[0]] for isa, t in best.items()})

@@ -733,21 +733,23 @@ def test_one_row_products_take_the_digit_planes_where_faster(monkeypatch, planes
             assert set(t.row_ms) == {t.chosen, *PLANES} and row == t.chosen
             assert f"one row: {t.chosen} kept" in t.describe()
         else:
-            assert t.row_ms[t.row_chosen] < qkernel_isa.ROW_GAIN * t.row_ms[t.chosen]
+            assert t.row_ratio[t.row_chosen] < qkernel_isa.ROW_GAIN
+            assert t.row_ratio[t.chosen] == 1.0 and set(t.row_ratio) == set(t.row_ms)
             assert row == t.row_chosen
             assert f"one row: {t.row_chosen}" in t.describe()
 
 
 def test_one_row_pass_is_timed_in_the_extension() -> None:
-    """``row_pass_ms``: one row through a list of layers on each path asked, best of the
-    rounds, in the extension (the products as the one-op step runs them); bad lists refused."""
+    """``row_pass_ms``: one row through a list of layers on each path asked, every round after
+    a warm-up, in the extension (the products as the one-op step runs them); bad lists
+    refused."""
     model = _mixed_model()
     assert qkernels.use_native_kernels(model, mx.Device(mx.cpu)) == 3
     layers = [m for _, m in model.named_modules() if isinstance(m, qkernels.QuantizedLinearCPU)]
     weights = [m[n] for m in layers for n in ("weight", "scales", "biases")]
     sizes, bits = [m.group_size for m in layers], [m.bits for m in layers]
-    ms = qkernels._ext.row_pass_ms(weights, sizes, bits, [ISAS[0], ISAS[-1]], 2)
-    assert len(ms) == 2 and all(0 < t < 1000 for t in ms)
+    rounds = qkernels._ext.row_pass_ms(weights, sizes, bits, [ISAS[0], ISAS[-1]], 3)
+    assert len(rounds) == 3 and all(len(r) == 2 and all(0 < t < 1000 for t in r) for r in rounds)
     with pytest.raises(ValueError, match="each layer"):
         qkernels._ext.row_pass_ms(weights[:-1], sizes, bits, [ISAS[0]], 1)
     with pytest.raises(ValueError, match="unknown isa"):

@@ -55,8 +55,8 @@ NB_MODULE(_afm_qmm, m) {
   m.def("row_isa", &afm::row_isa, "bits"_a, "The path 'auto' runs for one row of x at these bits.");
   m.def("row_pass_ms", &afm::row_pass_ms, "weights"_a, "group_sizes"_a, "bits"_a, "isas"_a,
         "repeats"_a,
-        "Best ms of one row through the layers (w, scales, biases of each) on each path, as "
-        "the one-op decode step runs its products.");
+        "Ms of one row through the layers (w, scales, biases of each) on each path, as the "
+        "one-op decode step runs its products: [round][path], rounds after a warm-up one.");
   m.def("set_row_isa", &afm::set_row_isa, "bits"_a, "isa"_a,
         "Make 'auto' run this path for one row of x at these bits ('auto': as for more rows).");
   m.def("set_auto_isa", &afm::set_auto_isa, "bits"_a, "isa"_a,

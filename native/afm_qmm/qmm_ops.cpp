@@ -786,7 +786,7 @@ void qmm_auto(const float* x, int M, const uint32_t* w, const void* scales,
   run_auto(a, kernel_for(isa), blas_at, row_threads);
 }
 
-std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
+std::vector<std::vector<double>> row_pass_ms(const std::vector<mx::array>& weights,
                                 const std::vector<int>& group_sizes,
                                 const std::vector<int>& bits,
                                 const std::vector<std::string>& isas, int repeats) {
@@ -823,8 +823,9 @@ std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
   const int threads = num_threads();
   const int blas_at = env_isa() == Isa::Auto ? g_blas_rows.load() : 0;
   HotPool hot(50);  // the one-op step's default AFM_DECODE_STACK_POLL_US
-  std::vector<double> best(isas.size(), 1e300);
+  std::vector<std::vector<double>> rounds;
   for (int r = 0; r <= std::max(1, repeats); ++r) {
+    std::vector<double> round(isas.size());
     for (size_t i = 0; i < kernels.size(); ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       for (Layer& l : layers) {
@@ -836,10 +837,11 @@ std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
       }
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (r > 0) best[i] = std::min(best[i], ms);
+      round[i] = ms;
     }
+    if (r > 0) rounds.push_back(std::move(round));
   }
-  return best;
+  return rounds;
 }
 
 void set_pool_generation(uint64_t generation) {

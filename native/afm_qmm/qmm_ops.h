@@ -47,11 +47,13 @@ std::string auto_isa(int bits);             // what "auto" runs at `bits` (AFM_Q
 void set_auto_isa(int bits, const std::string& isa);  // the timed choice for "auto"; "auto" resets
 std::string row_isa(int bits);              // what "auto" runs for one row of x at `bits`
 void set_row_isa(int bits, const std::string& isa);  // the timed one-row choice; "auto" resets
-// Best milliseconds of one row of x through every layer (weights: w, scales, biases of each in
-// turn, evaluated and row-contiguous), for each path of `isas` in turn, `repeats` rounds after a
-// warm-up one: products as the one-op decode step runs them (on the calling thread and the
-// pool's, its helpers polling between products), without MLX's per-op dispatch in between.
-std::vector<double> row_pass_ms(const std::vector<mx::array>& weights,
+// Milliseconds of one row of x through every layer (weights: w, scales, biases of each in turn,
+// evaluated and row-contiguous), for each path of `isas` in turn, in each of `repeats` rounds
+// after a warm-up one (result[round][path]: a round's paths run back to back, so their ratio
+// within a round is the paired comparison): products as the one-op decode step runs them (on
+// the calling thread and the pool's, its helpers polling between products), without MLX's
+// per-op dispatch in between.
+std::vector<std::vector<double>> row_pass_ms(const std::vector<mx::array>& weights,
                                 const std::vector<int>& group_sizes,
                                 const std::vector<int>& bits,
                                 const std::vector<std::string>& isas, int repeats);
