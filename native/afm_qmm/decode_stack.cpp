@@ -122,7 +122,7 @@ std::vector<mx::array> decode_stack(const std::shared_ptr<const DecodeStackPlan>
   check(int(buffers.size()) == 2 * L, "keys and values of every layer are needed");
   check(h.dtype() == mx::float32 && h.ndim() == 3 && h.shape(1) == 1, "h must be [B, 1, D] f32");
   const int B = h.shape(0);
-  check(h.shape(2) == plan->hidden, "the qkv product must map D to (Hq + 2 Hkv) * head_dim");
+  check(h.shape(2) == plan->hidden, "h must be as wide as the layers' hidden size D");
   for (const auto* a : {&pos, &start})
     check(a->dtype() == mx::int32 && a->ndim() == 1 && a->shape(0) == B,
           "pos and start must be int32 [B]");
@@ -170,10 +170,8 @@ std::vector<mx::array> decode_stack(
     const std::vector<mx::array>& buffers,
     const std::vector<mx::array>& weights,
     const DecodeStackShape& shape) {
-  const auto plan = decode_stack_plan(weights, shape);
-  check(h.ndim() != 3 || h.shape(2) == plan->hidden,
-        "the qkv product must map D to (Hq + 2 Hkv) * head_dim");
-  return decode_stack(plan, h, pos, start, buffers, shape.idx, shape.in_place);
+  return decode_stack(decode_stack_plan(weights, shape), h, pos, start, buffers, shape.idx,
+                      shape.in_place);
 }
 
 void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
