@@ -5,8 +5,8 @@ graph nodes (about 14 a layer). On MLX's CPU backend each node costs a dispatch,
 and Python graph-building time, and each one's work is too small to split over both cores: a
 step took 22 ms where llama.cpp's two threads take 12. Here the inner model's ``__call__``
 (mlx-lm's ``LlamaModel`` / ``Qwen2Model``) runs every layer of a one-token-per-row step as one
-primitive, ``engine._afm_qmm.decode_stack``: the same kernels as the per-layer route in the same
-order (logits bit-identical, ``tests/test_decode_stack.py``), the products split over the
+primitive (``engine._afm_qmm.decode_stack_plan``): the same kernels as the per-layer route in
+the same order (logits bit-identical, ``tests/test_decode_stack.py``), the products split over the
 kernel's thread pool, whose workers poll between them instead of sleeping. The embedding, the
 final norm and the LM head stay ordinary ops. Measured on that model: 12-14 ms a step instead of
 21-22 at one row, 11 graph nodes (``tools/bench_step.py --variants layers stack``). The weights

@@ -124,58 +124,6 @@ NB_MODULE(_afm_qmm, m) {
         "rope_scale"_a,
         "One query per row: RoPE of src's query columns, attention over rows [start[b], n_keys) "
         "of the KV buffers; [B, 1, n_heads * D].");
-  // the keyword arguments both decode_stack bindings take for a model's shape
-  auto stack_shape = [](int layers, int n_heads, int n_kv_heads, int head_dim, float attn_scale,
-                        float eps, int rope_dims, bool rope_traditional, float rope_base,
-                        float rope_scale, bool qkv_bias, bool o_bias, bool gate_up_bias,
-                        bool down_bias, const std::vector<int>& group_sizes,
-                        const std::vector<int>& bits, int threads, int poll_us) {
-    afm::DecodeStackShape s;
-    s.layers = layers;
-    s.n_heads = n_heads;
-    s.n_kv_heads = n_kv_heads;
-    s.head_dim = head_dim;
-    s.attn_scale = attn_scale;
-    s.eps = eps;
-    s.rope_dims = rope_dims;
-    s.rope_traditional = rope_traditional;
-    s.rope_base = rope_base;
-    s.rope_scale = rope_scale;
-    s.qkv_bias = qkv_bias;
-    s.o_bias = o_bias;
-    s.gate_up_bias = gate_up_bias;
-    s.down_bias = down_bias;
-    s.group_sizes = group_sizes;
-    s.bits = bits;
-    s.threads = threads;
-    s.poll_us = poll_us;
-    return s;
-  };
-  m.def(
-      "decode_stack",
-      [stack_shape](const afm::mx::array& h, const afm::mx::array& pos,
-                    const afm::mx::array& start, const std::vector<afm::mx::array>& buffers,
-                    const std::vector<afm::mx::array>& weights, int layers, int n_heads,
-                    int n_kv_heads, int head_dim, int idx, float attn_scale, float eps,
-                    int rope_dims, bool rope_traditional, float rope_base, float rope_scale,
-                    bool qkv_bias, bool o_bias, bool gate_up_bias, bool down_bias,
-                    const std::vector<int>& group_sizes, const std::vector<int>& bits,
-                    int threads, int poll_us, const std::vector<bool>& in_place) {
-        afm::DecodeStackShape s = stack_shape(
-            layers, n_heads, n_kv_heads, head_dim, attn_scale, eps, rope_dims,
-            rope_traditional, rope_base, rope_scale, qkv_bias, o_bias, gate_up_bias, down_bias,
-            group_sizes, bits, threads, poll_us);
-        s.idx = idx;
-        s.in_place.assign(in_place.begin(), in_place.end());
-        return afm::decode_stack(h, pos, start, buffers, weights, s);
-      },
-      "h"_a, "pos"_a, "start"_a, "buffers"_a, "weights"_a, "layers"_a, "n_heads"_a, "n_kv_heads"_a,
-      "head_dim"_a, "idx"_a, "attn_scale"_a, "eps"_a, "rope_dims"_a, "rope_traditional"_a,
-      "rope_base"_a, "rope_scale"_a, "qkv_bias"_a, "o_bias"_a, "gate_up_bias"_a, "down_bias"_a,
-      "group_sizes"_a, "bits"_a, "threads"_a = 0, "poll_us"_a = 50,
-      "in_place"_a = std::vector<bool>{},
-      "A decode step's transformer layers (one query per row) as one CPU primitive: "
-      "[h_out, keys_0, values_0, ...]: the buffers it writes in place (decode_stack.h).");
   nb::class_<afm::DecodeStackPlan>(m, "DecodeStackPlan",
                                    "A model's decode step, its weights checked once.")
       .def(
@@ -196,23 +144,38 @@ NB_MODULE(_afm_qmm, m) {
           "One step: (h_out, {buffer index: the copy written instead of that buffer}).");
   m.def(
       "decode_stack_plan",
-      [stack_shape](const std::vector<afm::mx::array>& weights, int layers, int n_heads,
-                    int n_kv_heads, int head_dim, float attn_scale, float eps, int rope_dims,
-                    bool rope_traditional, float rope_base, float rope_scale, bool qkv_bias,
-                    bool o_bias, bool gate_up_bias, bool down_bias,
-                    const std::vector<int>& group_sizes, const std::vector<int>& bits,
-                    int threads, int poll_us) {
-        return std::const_pointer_cast<afm::DecodeStackPlan>(afm::decode_stack_plan(
-            weights, stack_shape(layers, n_heads, n_kv_heads, head_dim, attn_scale, eps,
-                                 rope_dims, rope_traditional, rope_base, rope_scale, qkv_bias,
-                                 o_bias, gate_up_bias, down_bias, group_sizes, bits, threads,
-                                 poll_us)));
+      [](const std::vector<afm::mx::array>& weights, int layers, int n_heads, int n_kv_heads,
+         int head_dim, float attn_scale, float eps, int rope_dims, bool rope_traditional,
+         float rope_base, float rope_scale, bool qkv_bias, bool o_bias, bool gate_up_bias,
+         bool down_bias, const std::vector<int>& group_sizes, const std::vector<int>& bits,
+         int threads, int poll_us) {
+        afm::DecodeStackShape s;
+        s.layers = layers;
+        s.n_heads = n_heads;
+        s.n_kv_heads = n_kv_heads;
+        s.head_dim = head_dim;
+        s.attn_scale = attn_scale;
+        s.eps = eps;
+        s.rope_dims = rope_dims;
+        s.rope_traditional = rope_traditional;
+        s.rope_base = rope_base;
+        s.rope_scale = rope_scale;
+        s.qkv_bias = qkv_bias;
+        s.o_bias = o_bias;
+        s.gate_up_bias = gate_up_bias;
+        s.down_bias = down_bias;
+        s.group_sizes = group_sizes;
+        s.bits = bits;
+        s.threads = threads;
+        s.poll_us = poll_us;
+        return std::const_pointer_cast<afm::DecodeStackPlan>(afm::decode_stack_plan(weights, s));
       },
       "weights"_a, "layers"_a, "n_heads"_a, "n_kv_heads"_a, "head_dim"_a, "attn_scale"_a,
       "eps"_a, "rope_dims"_a, "rope_traditional"_a, "rope_base"_a, "rope_scale"_a, "qkv_bias"_a,
       "o_bias"_a, "gate_up_bias"_a, "down_bias"_a, "group_sizes"_a, "bits"_a, "threads"_a = 0,
       "poll_us"_a = 50,
-      "decode_stack's weights and shape checked once, for DecodeStackPlan.step each step.");
+      "A decode step's transformer layers (one query per row) as one CPU primitive: the weights "
+      "and shape checked once, for DecodeStackPlan.step each step (decode_stack.h).");
   m.def("decode_stack_copies", &afm::decode_stack_copies,
         "Cache buffers decode_stack copied (not written in place) since the process began.");
   m.def("silu_mul_halves", &afm::silu_mul_halves, "y"_a,

@@ -163,17 +163,6 @@ std::vector<mx::array> decode_stack(const std::shared_ptr<const DecodeStackPlan>
   return out;
 }
 
-std::vector<mx::array> decode_stack(
-    const mx::array& h,
-    const mx::array& pos,
-    const mx::array& start,
-    const std::vector<mx::array>& buffers,
-    const std::vector<mx::array>& weights,
-    const DecodeStackShape& shape) {
-  return decode_stack(decode_stack_plan(weights, shape), h, pos, start, buffers, shape.idx,
-                      shape.in_place);
-}
-
 void DecodeStackCPU::eval_cpu(const std::vector<mx::array>& inputs,
                               std::vector<mx::array>& outputs) {
   auto& out = outputs[0];

@@ -22,7 +22,6 @@ namespace mx = mlx::core;
 
 struct DecodeStackShape {
   int layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
-  int idx = 0;  // the cache row this step writes (the keys attended: rows [0, idx])
   float attn_scale = 1.f, eps = 1e-5f;
   int rope_dims = 0;
   bool rope_traditional = false;
@@ -31,27 +30,34 @@ struct DecodeStackShape {
   // (group size, bits) of each layer's four quantized products: qkv, o, gate_up, down
   std::vector<int> group_sizes, bits;
   int threads = 0;  // pool threads for the products (<= 0: all)
-  // per layer: the caller vouches that its buffers may be written in place (they are this op's
-  // outputs of the step before and the cache was not trimmed since)
-  std::vector<char> in_place;
   int poll_us = 50;  // how long idle pool workers poll for the next product (0: sleep)
 };
 
-// A model's decode step, checked once: its shape (idx and in_place are the step's, below) and
-// its layers' weights, with the hidden size D they take.
+// A model's decode step, checked once: its shape, its layers' weights (per layer, in order:
+// input norm weight [D]; qkv w, scales, biases (+ bias); o w, scales, biases (+ bias);
+// post-attention norm weight [D]; gate_up w, scales, biases (+ bias); down w, scales, biases
+// (+ bias)) and the hidden size D they take. The weights are held by the op, not graph inputs:
+// they are evaluated parameters, and ~600 inputs cost MLX's graph walks more than the step's
+// other work (measured: ~1.2 ms a step).
 struct DecodeStackPlan {
   DecodeStackShape shape;
   std::vector<mx::array> weights;
   int hidden = 0;
 };
 
-// Checks weights (ordered as decode_stack takes them) against shape; throws on a mismatch.
+// Checks weights against shape (throws on a mismatch): once a model, not every step (the ~400
+// weights of a 30-layer model took 0.25 ms a step to convert from Python and check).
 std::shared_ptr<const DecodeStackPlan> decode_stack_plan(std::vector<mx::array> weights,
                                                          DecodeStackShape shape);
 
-// One step on a plan, writing row idx of the buffers (in_place: as in DecodeStackShape). Per
-// step only h, pos, start and the buffers are checked and handed over: the ~400 weights of a
-// 30-layer model once, not a conversion of each from Python every step.
+// One step on a plan. h: [B, 1, D] float32; pos, start: int32 [B] (the cache's offsets and left
+// padding); buffers: keys_0, values_0, keys_1, ... ([B, Hkv, cap, head_dim] float32); idx: the
+// cache row this step writes (the keys attended: rows [0, idx]); in_place, per layer: the
+// caller vouches that its buffers may be written in place (they are this op's outputs of the
+// step before and the cache was not trimmed since). Returns [h_out, keys_0, values_0, ...]: the
+// hidden state after the last layer (before the final norm), and the buffers the op writes row
+// idx of in place: each given buffer, or a copy of it when something else may share its memory
+// (see decode_stack.cpp).
 std::vector<mx::array> decode_stack(const std::shared_ptr<const DecodeStackPlan>& plan,
                                     const mx::array& h,
                                     const mx::array& pos,
@@ -59,23 +65,6 @@ std::vector<mx::array> decode_stack(const std::shared_ptr<const DecodeStackPlan>
                                     const std::vector<mx::array>& buffers,
                                     int idx,
                                     const std::vector<char>& in_place);
-
-// h: [B, 1, D] float32; pos, start: int32 [B] (the cache's offsets and left padding);
-// buffers: keys_0, values_0, keys_1, ... ([B, Hkv, cap, head_dim] float32); weights: per
-// layer, in order: input norm weight [D]; qkv w, scales, biases (+ bias); o w, scales, biases
-// (+ bias); post-attention norm weight [D]; gate_up w, scales, biases (+ bias); down w, scales,
-// biases (+ bias). Returns [h_out, keys_0, values_0, ...]: the hidden state after the last
-// layer (before the final norm), and the buffers the op writes row idx of in place: each given
-// buffer, or a copy of it when something else may share its memory (see decode_stack.cpp).
-// The weights are held by the op, not graph inputs: they are evaluated parameters, and ~600
-// inputs cost MLX's graph walks more than the step's other work (measured: ~1.2 ms a step).
-std::vector<mx::array> decode_stack(
-    const mx::array& h,
-    const mx::array& pos,
-    const mx::array& start,
-    const std::vector<mx::array>& buffers,
-    const std::vector<mx::array>& weights,
-    const DecodeStackShape& shape);
 
 // Cache buffers decode_stack copied (another array may have shared their memory) so far.
 uint64_t decode_stack_copies();
