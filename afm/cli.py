@@ -119,6 +119,16 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--tool-call-parser",), "tool_call_parser",
          "Tool-call format, overriding detection from the chat template.", "structured",
          choices=("hermes", "qwen3_xml", "llama3_json", "mistral")),
+    Flag(("--strict-tool-calls",), "strict_tool_calls",
+         "Read tool calls only in the tool-call format's markup. Without it a reply that is "
+         "nothing but one JSON object (bare or in a ``` fence) naming a declared tool, with "
+         "arguments valid against its schema, is read as that call (reported in "
+         "X-AFM-Warnings).", "structured", action="store_true", default=False),
+    Flag(("--keep-volatile-prompt-parts",), "keep_volatile_prompt_parts",
+         "Keep per-session client metadata in the prompt verbatim. Without it a system "
+         "prompt's leading `x-anthropic-billing-header:` line (Claude Code; it changes every "
+         "session and would stop the prompt cache reusing anything after it) is left out, "
+         "reported in X-AFM-Warnings.", "structured", action="store_true", default=False),
     Flag(("--no-think",), "no_think", "Disable thinking by default (enable_thinking=false).",
          "structured", action="store_true", default=False),
     Flag(("--reasoning-effort",), "reasoning_effort", "Default reasoning effort.", "structured",
@@ -388,6 +398,8 @@ def settings_from_args(ns: argparse.Namespace) -> Settings:
         guided_json=guided,
         grammar_constraints=not ns.disable_grammar_constraints,
         tool_call_parser=ns.tool_call_parser,
+        strict_tool_calls=ns.strict_tool_calls,
+        keep_volatile_prompt_parts=ns.keep_volatile_prompt_parts,
         no_think=ns.no_think,
         reasoning_effort=ns.reasoning_effort,
         default_chat_template_kwargs=kwargs,

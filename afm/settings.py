@@ -66,6 +66,8 @@ class Settings:
     guided_json: dict[str, Any] | None = None
     grammar_constraints: bool = True
     tool_call_parser: str | None = None
+    strict_tool_calls: bool = False  # read only the format's markup as calls (no repair)
+    keep_volatile_prompt_parts: bool = False  # keep per-session client metadata verbatim
     no_think: bool = False
     reasoning_effort: str | None = None
     default_chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
