@@ -19,6 +19,8 @@ from serving.errors import InvalidRequest
 from serving.output_parser import OutputProcessor
 from serving.sampling import SamplingFields, sampling_params
 from serving.toolspec import ToolChoice
+from serving.volatile import WARNING as VOLATILE_WARNING
+from serving.volatile import drop_volatile
 
 if TYPE_CHECKING:
     from serving.model_context import ModelContext
@@ -155,16 +157,24 @@ async def render_tokens(state: ModelContext, messages: list[dict[str, Any]],
     those of the text the rendering adds after it (when it does start with it).
 
     A template that refuses system turns after the first message gets them appended to the
-    leading system prompt instead (noted in ``warnings``; the prefix then does not apply)."""
+    leading system prompt instead (noted in ``warnings``; the prefix then does not apply).
+    Per-session client metadata is left out first (:mod:`serving.volatile`; noted too)."""
     from jinja2 import TemplateError
 
     from engine.templating import render_prompt
 
     engine = state.require_engine()
     instructions = state.settings.instructions
+    keep = state.settings.keep_volatile_prompt_parts
+    if not keep:
+        messages, dropped = drop_volatile(messages)
+        if dropped and warnings is not None:
+            warnings.append(VOLATILE_WARNING)
     messages = normalise_messages(messages, instructions)
 
     def render(msgs: list[dict[str, Any]], generation_prompt: bool) -> str:
+        if not keep:  # a stored conversation (prefix) is rendered by the same rule
+            msgs = drop_volatile(msgs)[0]
         return render_prompt(engine.tokenizer, normalise_messages(msgs, instructions), tools,
                              kwargs, generation_prompt)
 

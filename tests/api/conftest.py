@@ -55,6 +55,7 @@ async def lifespan(app: Any) -> AsyncIterator[Any]:
             scope = {**scope, "state": dict(state)}
         await app(scope, receive, send)
 
+    served.state = state  # type: ignore[attr-defined]  # the AppState under "afm"
     try:
         yield served
     finally:
@@ -69,6 +70,13 @@ class Api:
 
     client: httpx.AsyncClient
     engine: ScriptedEngine
+    state: dict[str, Any]
+
+    @property
+    def settings(self) -> Settings:
+        """The running app's settings (the session app's: restore what a test changes, e.g.
+        with monkeypatch.setattr)."""
+        return self.state["afm"].settings
 
     async def post(self, path: str, body: dict[str, Any], **kw: Any) -> httpx.Response:
         return await self.client.post(path, json=body, **kw)
@@ -108,7 +116,7 @@ async def serve(app: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
     async with lifespan(app) as served:
         transport = httpx.ASGITransport(app=served)
         async with httpx.AsyncClient(transport=transport, base_url="http://afm.test") as client:
-            yield Api(client, engine)
+            yield Api(client, engine, served.state)
 
 
 

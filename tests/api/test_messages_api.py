@@ -4,6 +4,9 @@ the engine's final event; errors use Anthropic's envelope."""
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 from tests.api.conftest import Api
 from tests.scripted import script
@@ -74,3 +77,74 @@ async def test_errors_use_anthropics_envelope(api: Api) -> None:
     api.engine.scripts.append("busy")
     r = await api.post("/v1/messages", MESSAGE)
     assert r.status_code == 529 and r.json()["error"]["type"] == "overloaded_error"
+
+
+# ---------------------------------------------------------------- prompt-cache breakers
+BILLING = "x-anthropic-billing-header: cc_version=2.1.337.{}; cc_entrypoint=sdk-cli;"
+AGENT_SYSTEM = ("You are a coding agent. "
+                + "Read files before editing them; keep changes small. " * 40)
+TOOL = {"name": "Write", "description": "Write a file.",
+        "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"},
+                                                          "content": {"type": "string"}},
+                         "required": ["file_path", "content"]}}
+
+
+def _claude_code_request(session_hex: str, task: str) -> dict:
+    """The shape of Claude Code's first request: its billing-header block first."""
+    return {"model": "tiny", "max_tokens": 16, "tools": [TOOL],
+            "system": [{"type": "text", "text": BILLING.format(session_hex)},
+                       {"type": "text", "text": "You are a Claude agent."},
+                       {"type": "text", "text": AGENT_SYSTEM, "cache_control": {
+                           "type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": task}]}
+
+
+def _prefix_cache(api: Api) -> None:
+    """The scripted engine reports as cached the tokens a prompt shares with the one before
+    (as the prefix cache would; the last prompt token is always computed)."""
+    seen: list[int] = []
+
+    def reply(request: Any) -> list[Any]:
+        tokens = list(request.prompt_tokens)
+        pairs = enumerate(zip(seen, tokens, strict=False))
+        shared = next((i for i, (a, b) in pairs if a != b), min(len(seen), len(tokens)))
+        seen[:] = tokens
+        return script("ok", prompt_tokens=len(tokens), cached_tokens=min(shared, len(tokens) - 1))
+
+    api.engine.reply = reply
+
+
+async def test_a_new_sessions_billing_header_leaves_the_prompt_cache_whole(
+        api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two Claude Code sessions (billing-header hex a1b, then f09; the same system prompt and
+    tools): the header line is left out by rule and reported, so the second session's first
+    request reads all of its prompt up to the new task from the cache, streamed too; with
+    --keep-volatile-prompt-parts the line stays and the prompt parts at once."""
+    _prefix_cache(api)
+    first = await api.post("/v1/messages", _claude_code_request("a1b", "Create hello.py."))
+    assert first.status_code == 200, first.text
+    assert "x-anthropic-billing-header line left out" in first.headers["x-afm-warnings"]
+    second = await api.post("/v1/messages", {**_claude_code_request("f09", "Fix calc.py."),
+                                             "stream": True})
+    assert "x-anthropic-billing-header line left out" in second.headers["x-afm-warnings"]
+    usage = next(d for n, d in named_events(second.text) if n == "message_delta")["usage"]
+    prompt = usage["input_tokens"] + usage["cache_read_input_tokens"]
+    assert usage["cache_read_input_tokens"] >= 0.9 * prompt, usage
+    rendered = api.engine.decode(api.engine.requests[1].prompt_tokens)
+    assert "billing-header" not in rendered and "You are a Claude agent." in rendered
+    counted = await api.post("/v1/messages/count_tokens",
+                             {k: v for k, v in _claude_code_request("f09", "Fix calc.py.").items()
+                              if k != "max_tokens"})
+    assert counted.json()["input_tokens"] == prompt  # count_tokens follows the same rule
+
+    # a proxy's chat completions request with the line at the start of its system message
+    chat = await api.post("/v1/chat/completions", {"model": "tiny", "messages": [
+        {"role": "system", "content": BILLING.format("c3d") + "\n" + AGENT_SYSTEM},
+        {"role": "user", "content": "Create hello.py."}]})
+    assert "x-anthropic-billing-header line left out" in chat.headers["x-afm-warnings"]
+
+    monkeypatch.setattr(api.settings, "keep_volatile_prompt_parts", True)
+    kept = await api.post("/v1/messages", _claude_code_request("777", "Create hello.py."))
+    assert "x-afm-warnings" not in kept.headers
+    assert kept.json()["usage"]["cache_read_input_tokens"] < 40  # parted at the header
+    assert BILLING.format("777") in api.engine.decode(api.engine.requests[-1].prompt_tokens)
