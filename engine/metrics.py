@@ -61,6 +61,37 @@ prefix_cache_queries = Counter(
 prefix_cache_hits = Counter(
     "afm:prefix_cache_hits", "Prompt tokens served from the prefix cache.", registry=REGISTRY
 )
+# --------------------------------------------------------------- --prompt-cache-dir (on disk)
+prompt_cache_disk_hits = Counter(
+    "afm:prompt_cache_disk_hits", "Prompts whose prefix was loaded from --prompt-cache-dir "
+    "(a longer prefix than the prefix cache in memory held).", registry=REGISTRY)
+prompt_cache_disk_misses = Counter(
+    "afm:prompt_cache_disk_misses", "Prompts looked up in --prompt-cache-dir for which no "
+    "entry beat the prefix cache in memory.", registry=REGISTRY)
+prompt_cache_disk_hit_tokens = Counter(
+    "afm:prompt_cache_disk_hit_tokens", "Prompt tokens served from --prompt-cache-dir "
+    "(counted in afm:prefix_cache_hits too).", registry=REGISTRY)
+prompt_cache_disk_read_bytes = Counter(
+    "afm:prompt_cache_disk_read_bytes", "Bytes of the --prompt-cache-dir entries loaded.",
+    registry=REGISTRY)
+prompt_cache_disk_writes = Counter(
+    "afm:prompt_cache_disk_writes", "Entries written to --prompt-cache-dir.", registry=REGISTRY)
+prompt_cache_disk_written_bytes = Counter(
+    "afm:prompt_cache_disk_written_bytes", "Bytes written to --prompt-cache-dir.",
+    registry=REGISTRY)
+prompt_cache_disk_evictions = Counter(
+    "afm:prompt_cache_disk_evictions", "Entries deleted to keep --prompt-cache-size.",
+    registry=REGISTRY)
+prompt_cache_disk_discarded = Counter(
+    "afm:prompt_cache_disk_discarded", "Entries deleted because they did not load or verify.",
+    registry=REGISTRY)
+prompt_cache_disk_bytes = Gauge(
+    "afm:prompt_cache_disk_bytes", "Bytes in the --prompt-cache-dir folders of the loaded "
+    "models now.", registry=REGISTRY)
+prompt_cache_disk_entries = Gauge(
+    "afm:prompt_cache_disk_entries", "Entries in the --prompt-cache-dir folders of the loaded "
+    "models now.", registry=REGISTRY)
+
 spec_draft_tokens = Counter(
     "afm:spec_draft_tokens", "Speculative decoding: drafted tokens verified by the model.",
     registry=REGISTRY)

@@ -11,6 +11,8 @@ renamed into place, so a crash leaves either the old state or a whole new entry,
 one; temporary files left by a crash are removed at start-up. Entries that are a prefix of a newer
 entry are dropped (the newer one serves the same lookups). The folder is bounded by ``max_bytes``
 with least-recently-used eviction (recency is each file's mtime, so it survives restarts).
+Hits, tokens and bytes loaded, writes, evictions and the folders' size are in ``/metrics``
+(``afm:prompt_cache_disk_*``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import struct
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +36,7 @@ import mlx.core as mx
 import numpy as np
 from mlx_lm.models.cache import KVCache, QuantizedKVCache, load_prompt_cache, save_prompt_cache
 
+from engine import metrics
 from engine.prefix_cache import KV, common_prefix, restore
 
 log = logging.getLogger(__name__)
@@ -101,6 +105,22 @@ def _read_header(path: Path) -> dict[str, str]:
     return {k.split(".", 1)[-1]: v for k, v in meta.items()}
 
 
+_OPEN: weakref.WeakSet[PromptStore] = weakref.WeakSet()
+"""The stores of the loaded models (their folders' size and entries are gauges)."""
+
+
+def _open_total(what: str) -> float:
+    total = 0
+    for store in list(_OPEN):
+        with store._lock:
+            total += store.nbytes if what == "bytes" else len(store._entries)
+    return float(total)
+
+
+metrics.prompt_cache_disk_bytes.set_function(lambda: _open_total("bytes"))
+metrics.prompt_cache_disk_entries.set_function(lambda: _open_total("entries"))
+
+
 @dataclass
 class _Entry:
     tokens: np.ndarray
@@ -124,6 +144,7 @@ class PromptStore:
         self._entries: dict[str, _Entry] = {}
         self.hits = self.misses = self.writes = self.evictions = self.discarded = 0
         self._scan()
+        _OPEN.add(self)
         self._queue: queue.Queue[tuple[np.ndarray, list[KV], list[KV],
                                        tuple[int, int] | None] | None] = queue.Queue()
         self._pending = 0
@@ -166,6 +187,7 @@ class PromptStore:
     def _discard(self, path: Path, why: str) -> None:
         log.warning("prompt cache: ignoring %s: %s", path.name, why)
         self.discarded += 1
+        metrics.prompt_cache_disk_discarded.inc()
         path.unlink(missing_ok=True)
 
     def _evict(self) -> None:
@@ -174,6 +196,7 @@ class PromptStore:
             name = min(self._entries, key=lambda k: self._entries[k].used)
             self._entries.pop(name).path.unlink(missing_ok=True)
             self.evictions += 1
+            metrics.prompt_cache_disk_evictions.inc()
 
     # ----------------------------------------------------------------- lookup
 
@@ -199,8 +222,12 @@ class PromptStore:
             quant = ((cache[0].group_size, cache[0].bits)
                      if isinstance(cache[0], QuantizedKVCache) else None)
             self.hits += 1
+            metrics.prompt_cache_disk_hits.inc()
+            metrics.prompt_cache_disk_hit_tokens.inc(n)
+            metrics.prompt_cache_disk_read_bytes.inc(entry.nbytes)
             return n, restore([c.keys for c in cache], [c.values for c in cache], n, quant)
         self.misses += 1
+        metrics.prompt_cache_disk_misses.inc()
         return 0, None
 
     def _load(self, entry: _Entry) -> list[KVCache | QuantizedKVCache] | None:
@@ -306,6 +333,8 @@ class PromptStore:
                     other.path.unlink(missing_ok=True)
             self._entries[name] = _Entry(tokens, final, size, time.time())
             self.writes += 1
+            metrics.prompt_cache_disk_writes.inc()
+            metrics.prompt_cache_disk_written_bytes.inc(size)
             if size > self.max_bytes:
                 log.warning("prompt cache: an entry of %.1f MiB exceeds --prompt-cache-size",
                             size / 2**20)
@@ -325,5 +354,6 @@ class PromptStore:
     def close(self, timeout: float = 30.0) -> None:
         """Finish queued writes (up to ``timeout`` seconds) and stop the writer."""
         self.flush(timeout)
+        _OPEN.discard(self)
         self._queue.put(None)
         self._writer.join(timeout=5)

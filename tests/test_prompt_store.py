@@ -107,6 +107,41 @@ def test_bound_evicts_least_recently_used(tmp_path: Path) -> None:
     store.close()
 
 
+def test_metrics_count_disk_hits_bytes_and_the_folders_size(tmp_path: Path) -> None:
+    """/metrics' afm:prompt_cache_disk_* families move by what the store did: a write (its
+    bytes), a hit (its tokens and the entry's bytes), a miss, an eviction, and the folders of the
+    open stores as gauges (a closed store leaves them)."""
+    from engine.metrics import REGISTRY
+
+    def value(name: str) -> float:
+        return REGISTRY.get_sample_value(f"afm:prompt_cache_disk_{name}") or 0.0
+
+    names = ("hits_total", "misses_total", "hit_tokens_total", "read_bytes_total",
+             "writes_total", "written_bytes_total", "evictions_total", "bytes", "entries")
+    before = {n: value(n) for n in names}
+
+    def moved() -> dict[str, float]:
+        return {n: value(n) - before[n] for n in names}
+
+    store = PromptStore(tmp_path, "m", 1 << 30, min_tokens=1)
+    tokens = list(range(200, 264))
+    save(store, tokens, seed=1)
+    size = store.nbytes
+    assert moved() == {**dict.fromkeys(names, 0.0), "writes_total": 1,
+                       "written_bytes_total": size, "bytes": size, "entries": 1}
+    assert store.lookup([*tokens[:40], 1, 2], limit=41)[0] == 40
+    assert store.lookup([9, 9, 9], limit=2) == (0, None)
+    got = moved()
+    assert (got["hits_total"], got["hit_tokens_total"], got["read_bytes_total"],
+            got["misses_total"]) == (1, 40, size, 1)
+    store.max_bytes = size  # a second entry pushes the first out
+    save(store, list(range(300, 364)), seed=2)
+    got = moved()
+    assert (got["evictions_total"], got["entries"], got["bytes"]) == (1, 1, size)
+    store.close()
+    assert (moved()["bytes"], moved()["entries"]) == (0, 0)
+
+
 def test_model_identity_tells_models_apart() -> None:
     from engine.gguf_load import cached_folder
 
