@@ -120,24 +120,68 @@ def test_second_turn_reads_its_prompt_from_the_cache(cache_server: LiveServer, r
     assert second["cached"] >= 0.9 * second["prompt"], second
 
 
+BILLING = "x-anthropic-billing-header: cc_version=2.1.337.{}; cc_entrypoint=sdk-cli;"
+
+
+def _claude_session(server: LiveServer, system: str, session_hex: str) -> dict[str, Any]:
+    """A Claude Code session's first request: its per-session billing-header block first."""
+    r = httpx.post(f"{server.url}/v1/messages", timeout=120, json={
+        "model": "m", "max_tokens": 8, "temperature": 0,
+        "system": [{"type": "text", "text": BILLING.format(session_hex)},
+                   {"type": "text", "text": system}],
+        "messages": [{"role": "user", "content": "Summarise the repository layout."}]})
+    assert r.status_code == 200, r.text
+    assert "x-anthropic-billing-header line left out" in r.headers["x-afm-warnings"]
+    u = r.json()["usage"]
+    return {"prompt": u["input_tokens"] + u["cache_read_input_tokens"],
+            "cached": u["cache_read_input_tokens"]}
+
+
+def _metric(server: LiveServer, name: str) -> float:
+    for line in httpx.get(f"{server.url}/metrics", timeout=30).text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} not in /metrics")
+
+
 def test_restarted_server_resumes_from_the_prompt_cache_dir(
         cache_server: LiveServer, smollm2: Path, tmp_path: Path) -> None:
+    """A restarted server reads a session from disk; a new Claude Code session (another
+    billing-header hex) reuses the last one's system prompt, in memory and after the restart;
+    /metrics counts the disk hits and the bytes loaded."""
     system = f"Session {uuid.uuid4().hex}. {SYSTEM}"
     history = [("user", "Summarise the repository layout in one line.")]
+    folder = Path(cache_server.args[cache_server.args.index("--prompt-cache-dir") + 1])
+    writes = _metric(cache_server, "afm:prompt_cache_disk_writes_total")
     cold = _turn(cache_server, "chat", system, history, False)
     assert cold["cached"] == 0
-    folder = Path(cache_server.args[cache_server.args.index("--prompt-cache-dir") + 1])
-    # written in the background, after the reply
-    eventually(lambda: any(folder.glob("*/*.safetensors")), 30,
-               "the session's KV state is written to the prompt cache dir", interval=0.2)
+    agent_system = f"Agent {uuid.uuid4().hex}. {SYSTEM}"
+    first = _claude_session(cache_server, agent_system, "a1b")
+    assert first["cached"] == 0, first
+    again = _claude_session(cache_server, agent_system, "f09")  # a new session, same server
+    assert again["cached"] == again["prompt"] - 1, again
+    # written in the background, after the reply: the chat session's and the agent's
+    eventually(lambda: _metric(cache_server, "afm:prompt_cache_disk_writes_total")
+               >= writes + 2, 30, "both sessions' KV states are written to the prompt cache dir",
+               interval=0.2)
+    assert any(folder.glob("*/*.safetensors"))
+    assert _metric(cache_server, "afm:prompt_cache_disk_bytes") > 0
     # a second server on the same folder (a restart, with the first still up): nothing in
-    # its memory, the session's KV state comes from disk
+    # its memory, the sessions' KV states come from disk
     other = LiveServer(cache_server.args, tmp_path / "data", tmp_path / "server.log").start()
     try:
+        assert _metric(other, "afm:prompt_cache_disk_hits_total") == 0
         warm = _turn(other, "chat", system, history, False)
+        resumed = _claude_session(other, agent_system, "c3d")  # a third session
+        hits = _metric(other, "afm:prompt_cache_disk_hits_total")
+        tokens = _metric(other, "afm:prompt_cache_disk_hit_tokens_total")
+        read = _metric(other, "afm:prompt_cache_disk_read_bytes_total")
     finally:
         other.stop()
     assert warm["cached"] == warm["prompt"] - 1, warm  # all but the last prompt token
+    assert resumed["cached"] == resumed["prompt"] - 1, resumed
+    assert hits == 2 and tokens == warm["cached"] + resumed["cached"], (hits, tokens)
+    assert read > 0
     assert warm["text"] == cold["text"]  # greedy: the same reply from the reloaded KV state
 
 
