@@ -121,7 +121,7 @@ struct Case {
         double ref = 0, mag = 0;
         for (int k = 0; k < K; ++k) {
           const size_t i = size_t(n) * K + k;
-          const int q = bits == 8 ? wb[i] : (wb[i >> 1] >> ((i & 1) * 4)) & 15;
+          const int q = int(qmm_code(wb + size_t(n) * K * bits / 8, K, bits, k));
           const double wv = double(s[size_t(n) * G + k / gs]) * q + b[size_t(n) * G + k / gs];
           ref += wv * xu[size_t(m) * K + k];
           mag += std::fabs(wv * x[size_t(m) * K + k]);
@@ -143,10 +143,11 @@ double cpu_s() {
 int main(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "check")) {
     int cases = 0, fails = 0;
-    for (int bits : {4, 8})
-      for (int gs : {32, 64, 128})
+    for (int bits : {4, 8, 5, 6})
+      for (int gs : {16, 32, 64, 128})
         for (int M : {1, 2, 3, 5, 8, 13, 32})
           for (int shape = 0; shape < 3; ++shape) {
+            if (!qmm_format_ok(bits, gs)) continue;
             const int N = shape == 0 ? 13 : shape == 1 ? 40 : 7;
             const int K = shape == 0 ? gs * 3 : shape == 1 ? 512 : gs * 5;
             Case c(N, K, M, bits, gs);
@@ -163,10 +164,11 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && !std::strcmp(argv[1], "half")) {
     int cases = 0, fails = 0;
-    for (int bits : {4, 8})
-      for (int gs : {32, 64, 128})
+    for (int bits : {4, 8, 5, 6})
+      for (int gs : {16, 32, 64, 128})
         for (int M : {1, 2, 3, 5, 8, 13, 32})
           for (int K : {gs * 3, 512, gs * 5}) {
+            if (!qmm_format_ok(bits, gs) || K % 32) continue;
             Case c(37, K, M, bits, gs);
             const std::vector<uint16_t> hs = c.halve(c.s), hb = c.halve(c.b);
             c.run();

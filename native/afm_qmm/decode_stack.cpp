@@ -82,8 +82,8 @@ std::shared_ptr<const DecodeStackPlan> decode_stack_plan(std::vector<mx::array> 
     int n[4], k[4];
     for (int p = 0; p < 4; ++p) {
       const mx::array& w = a[prod[p]];
-      check(bits[p] == 4 || bits[p] == 8, "bits must be 4 or 8");
-      check(gs[p] == 32 || gs[p] == 64 || gs[p] == 128, "group size must be 32, 64 or 128");
+      check(qmm_format_ok(bits[p], gs[p]),
+            "bits and group size must be 4 or 8 with 32, 64 or 128, 5 with 32 or 6 with 16");
       check(w.dtype() == mx::uint32 && w.ndim() == 2, "weights must be uint32 [N, K]");
       product_dims(w, bits[p], n[p], k[p]);
       const mx::Dtype st = a[prod[p] + 1].dtype();

@@ -82,10 +82,46 @@ inline int qmm_xp_stride(int K) {
   return K + 16;
 }
 
+// Planar 5- and 6-bit codes (AFM's own layout for GGUF's Q5_0/Q5_1/Q5_K and Q6_K blocks, whose
+// codes it keeps bit for bit): a row of K codes is K / 2 bytes of low nibbles, packed exactly
+// like MLX's 4-bit codes (code k in bits 4 (k % 8) of word k / 8), then the high bits: at 5 bits
+// K / 8 bytes, bit k % 8 of byte k / 8 being code k's bit 4; at 6 bits K / 4 bytes, bits
+// 2 (k % 8) and 2 (k % 8) + 1 of 16-bit word k / 8 being code k's bits 4 and 5. A row is
+// K * bits / 8 bytes, as MLX's packing, so shapes are MLX's; the codes' order within a SIMD
+// unit is the 4-bit one whatever the vector width (the high plane is addressed by code
+// index), so one layout serves every instruction set. 5 bits go with group size 32, 6 bits with
+// 16 (Q6_K's sub-blocks).
+inline bool qmm_planar(int bits) {
+  return bits == 5 || bits == 6;
+}
+
+// Whether the kernels take this format: 4 or 8 bits at group size 32, 64 or 128; 5 bits
+// (planar) at 32; 6 bits (planar) at 16.
+inline bool qmm_format_ok(int bits, int group_size) {
+  if (bits == 4 || bits == 8) return group_size == 32 || group_size == 64 || group_size == 128;
+  if (bits == 5) return group_size == 32;
+  if (bits == 6) return group_size == 16;
+  return false;
+}
+
+// Code k of a row of K codes at `bits` (MLX's 4- or 8-bit packing, or planar 5 or 6 bits).
+inline uint32_t qmm_code(const uint8_t* row, int K, int bits, int k) {
+  if (bits == 8) return row[k];
+  const uint32_t lo = (row[k >> 1] >> ((k & 1) * 4)) & 15u;
+  if (bits == 4) return lo;
+  const uint8_t* hi = row + K / 2;
+  if (bits == 5) return lo | (((hi[k >> 3] >> (k & 7)) & 1u) << 4);
+  uint16_t h;
+  std::memcpy(&h, hi + 2 * (k >> 3), 2);
+  return lo | (((h >> (2 * (k & 7))) & 3u) << 4);
+}
+
 // The one switch from a call's format to a kernel's templates: f(bits, group_size), each a
 // std::integral_constant (bits 4 or 8; group size 32, 64 or 128). A template in each kernel's own
 // translation unit, called with that unit's lambdas, so the per-ISA copies never merge.
-template <class F>
+// PLANAR: also planar 5 bits at group size 32 and 6 bits at 16 (the float kernels; the int8
+// ones take 4 and 8 bits only).
+template <bool PLANAR = false, class F>
 inline void qmm_dispatch(const QmmArgs& a, F&& f) {
   auto by_group = [&](auto bits) {
     switch (a.group_size) {
@@ -100,6 +136,10 @@ inline void qmm_dispatch(const QmmArgs& a, F&& f) {
         break;
     }
   };
+  if constexpr (PLANAR) {
+    if (a.bits == 5) return f(std::integral_constant<int, 5>{}, std::integral_constant<int, 32>{});
+    if (a.bits == 6) return f(std::integral_constant<int, 6>{}, std::integral_constant<int, 16>{});
+  }
   if (a.bits == 4)
     by_group(std::integral_constant<int, 4>{});
   else

@@ -176,19 +176,52 @@ inline float hsum(vf v) {
 // a mask per vector, no shuffles; the activations are permuted once per call into that order
 // (permute_x). 8 bits: vector j is bytes [j * VL, (j + 1) * VL) zero-extended (natural order,
 // no permutation), P vectors making at most 32 values, so a unit never spans two groups.
+// Planar 5 and 6 bits (qmm_api.h): the low nibbles are a 4-bit unit (same words, same order);
+// the unit's high bits are HI bytes of the row's high plane, lane i's byte (5 bits) or 16-bit
+// word (6 bits) holding the high bits of the lane's 8 codes.
 template <int BITS>
 struct Unit {
-  static constexpr bool STRIDED = BITS == 4 || QMM_U8_SHIFT;  // else natural order
-  static constexpr int P = BITS == 4 ? 8 : (QMM_U8_SHIFT || VL * 4 <= 32 ? 4 : 32 / VL);
+  static constexpr bool PLANAR = BITS == 5 || BITS == 6;
+  static constexpr bool STRIDED = BITS != 8 || QMM_U8_SHIFT;  // else natural order
+  static constexpr int P = BITS != 8 ? 8 : (QMM_U8_SHIFT || VL * 4 <= 32 ? 4 : 32 / VL);
   static constexpr int U = VL * P;
-  static constexpr int WORDS = U * BITS / 32;  // 32-bit words per unit
-  static constexpr uint32_t MASK = (1u << BITS) - 1;
+  static constexpr int WORDS = U * (PLANAR ? 4 : BITS) / 32;  // 32-bit words per unit (low plane)
+  static constexpr uint32_t MASK = PLANAR ? 15u : (1u << BITS) - 1;
+  static constexpr int HI = BITS == 5 ? VL : BITS == 6 ? 2 * VL : 0;  // high-plane bytes per unit
 };
 
-// Vector j of the unit whose words start at wu (v: those words, for 4 bits).
+// The high plane of a row of K codes whose words start at w (nullptr: not planar).
 template <int BITS>
-inline vf qvec(const uint32_t* wu, vu v, int j) {  // j is a constant after unrolling
-  if constexpr (!Unit<BITS>::STRIDED) {
+inline const uint8_t* high_plane(const uint32_t* w, int K) {
+  if constexpr (Unit<BITS>::PLANAR) return reinterpret_cast<const uint8_t*>(w) + K / 2;
+  else return nullptr;
+}
+
+typedef uint8_t vb8_u __attribute__((vector_size(QMM_VL), aligned(1)));
+typedef uint16_t vb16_u __attribute__((vector_size(QMM_VL * 2), aligned(1)));
+
+// A planar unit's high bits for vector j, in place (bit 4, or bits 4-5): lane i's byte or word
+// shifted so that code 8i + j's high bits land there, masked.
+template <int BITS>
+inline vu high_bits(const uint8_t* hu, int j) {  // j is a constant after unrolling
+  if constexpr (BITS == 5) {
+    const vu h = __builtin_convertvector(*reinterpret_cast<const vb8_u*>(hu), vu);
+    return (j <= 4 ? h << (4 - j) : h >> (j - 4)) & 16u;
+  } else {
+    const vu h = __builtin_convertvector(*reinterpret_cast<const vb16_u*>(hu), vu);
+    return (2 * j <= 4 ? h << (4 - 2 * j) : h >> (2 * j - 4)) & 48u;
+  }
+}
+
+// Vector j of the unit whose words start at wu (v: those words, for 4 bits).
+// hu: the unit's high-plane bytes (planar bits only).
+template <int BITS>
+inline vf qvec(const uint32_t* wu, vu v, int j, const uint8_t* hu = nullptr) {
+  if constexpr (Unit<BITS>::PLANAR) {
+    vu t = j == 0 ? v : v >> (4 * j);
+    if (j != 7) t &= 15u;
+    return __builtin_convertvector((vi)(t | high_bits<BITS>(hu, j)), vf);
+  } else if constexpr (!Unit<BITS>::STRIDED) {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(wu) + j * VL;
 #if QMM_X == 16
     return (vf)_mm512_cvtepi32_ps(
@@ -270,6 +303,15 @@ inline __m128 group_vals(const uint16_t* q) {
 }
 #endif
 
+#if QMM_X == 16
+inline __m256 group_vals8(const float* q) {
+  return _mm256_loadu_ps(q);
+}
+inline __m256 group_vals8(const uint16_t* q) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+}
+#endif
+
 template <int BITS, int GS, class T>
 inline vf lane_vals(const T* p, int u) {
   constexpr int U = Unit<BITS>::U;
@@ -279,12 +321,20 @@ inline vf lane_vals(const T* p, int u) {
     constexpr int NG = U / GS;
     const T* q = p + size_t(u) * NG;
 #if QMM_X == 8
-    static_assert(NG == 2, "AVX2 units span at most 2 groups");
+    static_assert(NG == 2 || NG == 4, "AVX2 units span at most 4 groups");
+    if constexpr (NG == 4) {  // group size 16: two lanes a group
+      const __m256i idx = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+      return (vf)_mm256_permutevar8x32_ps(_mm256_castps128_ps256(group_vals<4>(q)), idx);
+    }
     __m128 two = group_vals<NG>(q);
     const __m256i idx = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     return (vf)_mm256_permutevar8x32_ps(_mm256_castps128_ps256(two), idx);
 #elif QMM_X == 16
-    static_assert(NG == 2 || NG == 4, "AVX-512 units span at most 4 groups");
+    static_assert(NG == 2 || NG == 4 || NG == 8, "AVX-512 units span at most 8 groups");
+    if constexpr (NG == 8) {  // group size 16: two lanes a group
+      const __m512i idx = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+      return (vf)_mm512_permutexvar_ps(idx, _mm512_castps256_ps512(group_vals8(q)));
+    }
     __m128 v4 = group_vals<NG>(q);
     const __m512i idx = NG == 4
         ? _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)
@@ -344,7 +394,7 @@ inline float tail(const QmmArgs& a, int m, int n, int k0, const T* sc, const T* 
   const float* x = a.x + size_t(m) * a.K;
   float s = 0.f;
   for (int k = k0; k < a.K; ++k) {
-    const int q = BITS == 8 ? wrow[k] : (wrow[k >> 1] >> ((k & 1) * 4)) & 15;
+    const int q = int(qmm_code(wrow, a.K, BITS, k));
     const int g = k / a.group_size;
     s = std::fma(x[k], std::fma(val(sc, g), float(q), val(bi, g)), s);
   }
@@ -359,12 +409,14 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS, NU = K / F::U, words = K * BITS / 32;
   const uint32_t* w[NR];
+  const uint8_t* h[NR];  // high planes (planar bits)
   // float16 scales and biases are widened where used (exactly), so the sums are the float32
   // copy's bits
   const S* s[NR];
   const S* b[NR];
   for (int t = 0; t < NR; ++t) {
     w[t] = a.w + size_t(n + t) * words;
+    h[t] = high_plane<BITS>(w[t], K);
     s[t] = scales_of<S>(a) + size_t(n + t) * G;
     b[t] = biases_of<S>(a) + size_t(n + t) * G;
   }
@@ -387,13 +439,14 @@ inline void tile_fold(const QmmArgs& a, int m0, int n) {
       for (int j = 0; j < F::P; j += 2) {
         for (int t = 0; t < NR; ++t) {
           const uint32_t* wu = w[t] + size_t(u) * F::WORDS;
+          const uint8_t* hu = F::PLANAR ? h[t] + size_t(u) * F::HI : nullptr;
           vf q0, q1;
           if constexpr (MASKED) {
             q0 = qvec_masked(v[t], j);
             q1 = qvec_masked(v[t], j + 1);
           } else {
-            q0 = qvec<BITS>(wu, v[t], j);
-            q1 = qvec<BITS>(wu, v[t], j + 1);
+            q0 = qvec<BITS>(wu, v[t], j, hu);
+            q1 = qvec<BITS>(wu, v[t], j + 1, hu);
           }
           for (int r = 0; r < R; ++r) {
             const float* xr =
@@ -432,14 +485,16 @@ inline void tile_deq(const QmmArgs& a, int m0, int n, int u0, int u1, vf (&acc)[
   using F = Unit<BITS>;
   const int K = a.K, G = K / GS;
   const uint32_t* w = a.w + size_t(n) * (K * BITS / 32);
+  const uint8_t* h = high_plane<BITS>(w, K);
   const S* s = scales_of<S>(a) + size_t(n) * G;
   const S* b = biases_of<S>(a) + size_t(n) * G;
   for (int u = u0; u < u1; ++u) {
     const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+    const uint8_t* hu = F::PLANAR ? h + size_t(u) * F::HI : nullptr;
     const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
 #pragma GCC unroll 8
     for (int j = 0; j < F::P; ++j) {
-      const vf wv = fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv);
+      const vf wv = fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j, hu), sv, bv);
       for (int r = 0; r < R; ++r) {
         const float* xr =
             a.xp + size_t(m0 + r) * qmm_xp_stride(K) + size_t(u) * F::U + j * VL;
@@ -540,20 +595,22 @@ void deq_rows(const QmmArgs& a, int n0, int rows, float* dst) {
   for (int r = 0; r < rows; ++r) {
     const int n = n0 + r;
     const uint32_t* w = a.w + size_t(n) * words;
+    const uint8_t* h = high_plane<BITS>(w, K);
     const S* s = scales_of<S>(a) + size_t(n) * G;
     const S* b = biases_of<S>(a) + size_t(n) * G;
     float* o = dst + size_t(r) * K;
     for (int u = 0; u < NU; ++u) {
       const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+      const uint8_t* hu = F::PLANAR ? h + size_t(u) * F::HI : nullptr;
       const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
 #pragma GCC unroll 8
       for (int j = 0; j < F::P; ++j)
         *reinterpret_cast<vf_u*>(o + size_t(u) * F::U + j * VL) =
-            fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv);
+            fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j, hu), sv, bv);
     }
     const uint8_t* wb = reinterpret_cast<const uint8_t*>(w);
     for (int k = NU * F::U; k < K; ++k) {
-      const int q = BITS == 8 ? wb[k] : (wb[k >> 1] >> ((k & 1) * 4)) & 15;
+      const int q = int(qmm_code(wb, K, BITS, k));
       o[k] = val(s, k / GS) * float(q) + val(b, k / GS);
     }
   }
@@ -578,19 +635,21 @@ void deq_rows_bf16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
   for (int r = 0; r < rows; ++r) {
     const int n = n0 + r;
     const uint32_t* w = a.w + size_t(n) * words;
+    const uint8_t* h = high_plane<BITS>(w, K);
     const S* s = scales_of<S>(a) + size_t(n) * G;
     const S* b = biases_of<S>(a) + size_t(n) * G;
     for (int u = 0; u < NU; ++u) {
       const vu v = F::STRIDED ? loadu(w + size_t(u) * F::WORDS) : vu{};
+      const uint8_t* hu = F::PLANAR ? h + size_t(u) * F::HI : nullptr;
       const vf sv = lane_vals<BITS, GS>(s, u), bv = lane_vals<BITS, GS>(b, u);
 #pragma GCC unroll 8
       for (int j = 0; j < F::P; ++j)
         store_bf16(at(r, u * F::U + j * VL),
-                   fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j), sv, bv));
+                   fmadd(qvec<BITS>(w + size_t(u) * F::WORDS, v, j, hu), sv, bv));
     }
     const uint8_t* wb = reinterpret_cast<const uint8_t*>(w);
     for (int k = NU * F::U; k < K; ++k) {
-      const int q = BITS == 8 ? wb[k] : (wb[k >> 1] >> ((k & 1) * 4)) & 15;
+      const int q = int(qmm_code(wb, K, BITS, k));
       *at(r, k) = float_to_bf16(val(s, k / GS) * float(q) + val(b, k / GS));
     }
   }
@@ -611,10 +670,10 @@ void QMM_GEMM(const float* x, int ldx, int M, const float* w, int K, int nb, flo
 #include "qmm_panels.h"
 
 void QMM_PANEL_PACK(const QmmArgs& a, int p, float* panels) {
-  if (a.bits == 4)
-    pack_panel<4>(a, p, panels);
-  else
+  if (a.bits == 8)  // planar bits: the 4-bit order
     pack_panel<8>(a, p, panels);
+  else
+    pack_panel<4>(a, p, panels);
 }
 
 void QMM_PANELS(const float* panels, int M, int K, const float* w, int nb, float* out, int ldo) {
@@ -624,7 +683,7 @@ void QMM_PANELS(const float* panels, int M, int K, const float* w, int nb, float
 
 #ifdef QMM_DEQ
 void QMM_DEQ(const QmmArgs& a, int n0, int rows, float* dst) {
-  qmm_dispatch(a, [&](auto bits, auto gs) {
+  qmm_dispatch<true>(a, [&](auto bits, auto gs) {
     if (a.hscales)
       deq_rows<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, rows, dst);
     else
@@ -635,7 +694,7 @@ void QMM_DEQ(const QmmArgs& a, int n0, int rows, float* dst) {
 
 #ifdef QMM_DEQ_BF16
 void QMM_DEQ_BF16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
-  qmm_dispatch(a, [&](auto bits, auto gs) {
+  qmm_dispatch<true>(a, [&](auto bits, auto gs) {
     if (a.hscales)
       deq_rows_bf16<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, rows, dst);
     else
@@ -645,14 +704,14 @@ void QMM_DEQ_BF16(const QmmArgs& a, int n0, int rows, uint16_t* dst) {
 #endif
 
 void QMM_PREP(const QmmArgs& a, float* xp) {
-  if (a.bits == 4)
-    permute_x<4>(a, xp);
-  else
+  if (a.bits == 8)  // planar bits: the 4-bit order
     permute_x<8>(a, xp);
+  else
+    permute_x<4>(a, xp);
 }
 
 void QMM_ENTRY(const QmmArgs& a, int n0, int n1) {
-  qmm_dispatch(a, [&](auto bits, auto gs) {
+  qmm_dispatch<true>(a, [&](auto bits, auto gs) {
     if (a.hscales)
       rows<decltype(bits)::value, decltype(gs)::value, uint16_t>(a, n0, n1);
     else

@@ -107,18 +107,23 @@ Isa best_isa() {
 
 // What "auto" means at 4 and 8 bits once the engine has timed the paths (0: not timed, the best
 // supported); AFM_QMM_ISA still wins over it.
-std::atomic<int> g_auto_isa[2] = {0, 0};
+std::atomic<int> g_auto_isa[4] = {0, 0, 0, 0};
+
+// A bit width's slot: 4, 8, planar 5, planar 6.
+int bits_slot(int bits) {
+  return bits == 8 ? 1 : bits == 5 ? 2 : bits == 6 ? 3 : 0;
+}
 
 std::atomic<int>& auto_slot(int bits) {
-  return g_auto_isa[bits == 8 ? 1 : 0];
+  return g_auto_isa[bits_slot(bits)];
 }
 
 // What "auto" runs for products of one row of x (decode at batch 1) at 4 and 8 bits, where the
 // engine timed a one-row path faster than the batch's (0: the same as auto_slot's).
-std::atomic<int> g_row_isa[2] = {0, 0};
+std::atomic<int> g_row_isa[4] = {0, 0, 0, 0};
 
 std::atomic<int>& row_slot(int bits) {
-  return g_row_isa[bits == 8 ? 1 : 0];
+  return g_row_isa[bits_slot(bits)];
 }
 
 // The environment, read once (at import, or when the Python side calls reload_environment after
@@ -171,7 +176,22 @@ Isa env_isa() {
   return Isa(g_env_isa.load());
 }
 
+// The float path of the same vector unit for the int8 paths (the int8 kernels take 4 and 8 bits
+// only; planar 5 and 6 bits run the float one).
+Isa float_isa(Isa isa) {
+  if (isa == Isa::VnniInt8 || isa == Isa::VnniInt8x3) return Isa::Avx512;
+  if (isa == Isa::Avx2Int8 || isa == Isa::Avx2Int8x3) return Isa::Avx2;
+  return isa;
+}
+
+Isa resolve_any(Isa isa, int bits, int rows);
+
 Isa resolve(Isa isa, int bits = 0, int rows = 0) {
+  const Isa out = resolve_any(isa, bits, rows);
+  return qmm_planar(bits) ? float_isa(out) : out;
+}
+
+Isa resolve_any(Isa isa, int bits, int rows) {
   if (isa == Isa::Auto) {  // AFM_QMM_ISA, else the path timed at these bits, else the widest
     isa = env_isa();
     if (isa == Isa::Auto && bits && rows == 1) {
@@ -657,8 +677,9 @@ namespace {
 
 // A path named for an auto slot at `bits`: checked against the bits and this CPU.
 Isa slot_isa(int bits, const std::string& isa) {
-  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
-  const Isa i = parse_isa(isa);
+  if (bits != 4 && bits != 8 && !qmm_planar(bits))
+    throw std::invalid_argument("afm_qmm: bits must be 4, 5, 6 or 8");
+  const Isa i = qmm_planar(bits) ? float_isa(parse_isa(isa)) : parse_isa(isa);
   if (i != Isa::Auto && !cpu_has(i))
     throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
   return i;
@@ -803,7 +824,7 @@ std::vector<std::vector<double>> row_pass_ms(const std::vector<mx::array>& weigh
     for (const mx::array* a : {&w, &sc, &bi})
       if (!a->is_available() || !a->flags().row_contiguous)
         throw std::invalid_argument("afm_qmm row_pass_ms: arrays must be evaluated");
-    if ((bits[i] != 4 && bits[i] != 8) || w.dtype() != mx::uint32 || w.ndim() != 2 ||
+    if (!qmm_format_ok(bits[i], group_sizes[i]) || w.dtype() != mx::uint32 || w.ndim() != 2 ||
         !scale_dtype_ok(sc, bi) ||
         sc.shape() != mx::Shape({w.shape(0), w.shape(1) * 32 / bits[i] / group_sizes[i]}) ||
         bi.shape() != sc.shape())
@@ -817,7 +838,11 @@ std::vector<std::vector<double>> row_pass_ms(const std::vector<mx::array>& weigh
     nmax = std::max(nmax, N);
   }
   std::vector<Kernel> kernels;
-  for (const auto& isa : isas) kernels.push_back(kernel_for(resolve(parse_isa(isa))));
+  const bool planar = std::any_of(bits.begin(), bits.end(), [](int b) { return qmm_planar(b); });
+  for (const auto& isa : isas) {
+    const Isa i = resolve(parse_isa(isa));
+    kernels.push_back(kernel_for(planar ? float_isa(i) : i));
+  }
   std::vector<float> x(kmax), xsum(kmax), out(nmax);
   for (int k = 0; k < kmax; ++k) x[k] = std::sin(0.37f * float(k)) * (1.0f + float(k % 7));
   const int threads = num_threads();
@@ -869,9 +894,10 @@ mx::array quantized_matmul(
     int group_size,
     int bits,
     const std::string& isa_s) {
-  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
-  if (group_size != 32 && group_size != 64 && group_size != 128)
-    throw std::invalid_argument("afm_qmm: group_size must be 32, 64 or 128");
+  if (!qmm_format_ok(bits, group_size))
+    throw std::invalid_argument(
+        "afm_qmm: bits and group_size must be 4 or 8 with 32, 64 or 128, 5 (planar) with 32, "
+        "or 6 (planar) with 16");
   if (x.dtype() != mx::float32 || !scale_dtype_ok(scales, biases) || w.dtype() != mx::uint32)
     throw std::invalid_argument(
         "afm_qmm: x must be float32, scales and biases both float32 or both float16, w uint32");
@@ -909,7 +935,8 @@ mx::array quantized_rows(
     const mx::array& biases,
     int group_size,
     int bits) {
-  if (bits != 4 && bits != 8) throw std::invalid_argument("afm_qmm: bits must be 4 or 8");
+  if (!qmm_format_ok(bits, group_size))
+    throw std::invalid_argument("afm_qmm: unsupported bits and group_size");
   if (!mx::issubdtype(ids.dtype(), mx::integer))
     throw std::invalid_argument("afm_qmm: ids must be integers");
   if (!scale_dtype_ok(scales, biases) || w.dtype() != mx::uint32)
@@ -936,8 +963,7 @@ void QuantizedRowsCPU::eval_cpu(const std::vector<mx::array>& inputs,
   enc.dispatch([ids = weak(inputs[0]), w = weak(inputs[1]), sc = weak(inputs[2]),
                 bi = weak(inputs[3]), out = weak(out), gs = group_size_, bits = bits_]() mutable {
     const int64_t n = int64_t(ids.size()), rows = w.shape(0);
-    const int words = w.shape(1), k = words * 32 / bits, groups = k / gs, per = 32 / bits;
-    const uint32_t mask = (1u << bits) - 1;
+    const int words = w.shape(1), k = words * 32 / bits, groups = k / gs;
     float* op = out.data<float>();
     for (int64_t i = 0; i < n; ++i) {
       int64_t id;
@@ -964,7 +990,7 @@ void QuantizedRowsCPU::eval_cpu(const std::vector<mx::array>& inputs,
         const float s = scale_at(row, size_t(id) * groups + g);
         const float b = bias_at(row, size_t(id) * groups + g);
         for (int j = g * gs; j < (g + 1) * gs; ++j) {
-          const uint32_t q = (wr[j / per] >> ((j % per) * bits)) & mask;
+          const uint32_t q = qmm_code(reinterpret_cast<const uint8_t*>(wr), k, bits, j);
           o[j] = s * float(q) + b;
         }
       }
