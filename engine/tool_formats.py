@@ -11,14 +11,15 @@ is one subclass and one :func:`register` call.
 
 Formats (names match the ``--tool-call-parser`` flag):
 
-- ``hermes``: ``<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>`` (Qwen 2.5/3);
-  output that is one bare ``{"name": TOOL, "arguments": {...}}`` object (optionally in a json
-  code fence) naming an offered tool is read as that call too (small Qwen2.5-Coder models write
-  their calls so)
+- ``hermes``: ``<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>`` (Qwen 2.5/3)
 - ``qwen3_xml``: ``<tool_call>\\n<function=NAME>\\n<parameter=P>\\nV\\n</parameter>\\n</function>\\n
   </tool_call>`` (Qwen3-Coder, Qwen3.5); values are raw text converted with the parameter's schema
 - ``llama3_json``: ``<|python_tag|>{"name": ..., "parameters": {...}}``, several joined by ``; ``
   (a bare leading ``{"name": ...}`` object is read too)
+
+Calls written outside any format's markup (a ```json fence, ``{"tool": ...}``) are read, when
+they name a declared tool with valid arguments, by one rule for every format:
+:mod:`engine.tool_repair`.
 - ``mistral``: ``[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]`` (also the newer
   ``[TOOL_CALLS]NAME[ARGS]{...}`` form)
 """
@@ -158,18 +159,6 @@ class ToolCallFormat:
         raise NotImplementedError
 
 
-_BARE_OPEN = re.compile(r'\s*(?:```(?:json)?\s*)?\{\s*"name"\s*:')
-_BARE_FORMS = ('{"name":', '```json{"name":', '```{"name":')
-
-
-def _bare_body(block: str) -> str:
-    """A bare call's JSON without a surrounding code fence."""
-    body = block.strip()
-    if body.startswith("```"):
-        body = body[3:].removeprefix("json")
-    return body.strip().removesuffix("```").strip()
-
-
 class Hermes(ToolCallFormat):
     name = "hermes"
     start_markers = ("<tool_call>",)
@@ -177,36 +166,21 @@ class Hermes(ToolCallFormat):
     template_markers = ("<tool_call>",)
     detect_rank = 3
     call_separator = "\n"
-    bare_calls = True
 
     def block_end(self, block: str) -> int | None:
         i = block.find("</tool_call>")
         return None if i == -1 else i + len("</tool_call>")
 
-    def opens_bare(self, text: str) -> bool:
-        return _BARE_OPEN.match(text) is not None
-
-    def may_open_bare(self, text: str) -> bool:
-        compact = "".join(text.split())
-        return bool(compact) and any(form.startswith(compact) for form in _BARE_FORMS)
-
     def parse_block(self, block: str, tools: list[dict] | None) -> list[ParsedCall] | None:
-        bare = not block.startswith("<tool_call>")
-        body = _bare_body(block) if bare else _tool_call_body(block).strip()
         try:
-            obj = DECODER.decode(body)
+            obj = DECODER.decode(_tool_call_body(block).strip())
         except json.JSONDecodeError:
             return None
         call = call_from_obj(obj, ("arguments", "parameters"))
-        if call is None:
-            return None
-        if bare and call.name not in {(t.get("function") or {}).get("name") for t in tools or []}:
-            return None  # a JSON answer, not a call to an offered tool
-        return [call]
+        return None if call is None else [call]
 
     def partial_calls(self, block: str, tools: list[dict] | None) -> list[PartialCall]:
-        body = _tool_call_body(block) if block.startswith("<tool_call>") else _bare_body(block)
-        return partial_json_calls(body, ("arguments", "parameters"))[:1]
+        return partial_json_calls(_tool_call_body(block), ("arguments", "parameters"))[:1]
 
     def call_tag(self, name: str, content: dict) -> dict:
         begin = f'<tool_call>\n{{"name": "{_json_name(name)}", "arguments": '
@@ -242,13 +216,6 @@ class Qwen3Xml(Hermes):
     template_markers = ("<function=", "<parameter=")
     detect_rank = 0
     xml_arguments = True
-    bare_calls = False
-
-    def opens_bare(self, text: str) -> bool:
-        return False
-
-    def may_open_bare(self, text: str) -> bool:
-        return False
 
     def block_end(self, block: str) -> int | None:
         if block.startswith("<tool_call>"):

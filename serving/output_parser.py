@@ -24,16 +24,23 @@ Rules:
 - Content and reasoning are stripped of leading and trailing whitespace (trailing whitespace is
   held back until more text arrives).
 - ``parallel_tool_calls=False`` keeps only the first call.
+- With ``repair`` (the server's default; ``--strict-tool-calls`` turns it off), a reply that is
+  nothing but one JSON call object outside the format's markup (:mod:`engine.tool_repair`: a
+  ```` ```json ```` fence or a bare object naming a declared tool, arguments valid against its
+  schema) is that call. Content that opens with ```` ``` ```` or ``{`` is held back while it
+  may still become one, then emitted as the call or as text; ``on_repair`` gets the note.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.reasoning import THINK_END, THINK_START
 from engine.tool_args import ParsedCall, new_call_id
 from engine.tool_formats import get_format
+from engine.tool_repair import may_repair, repair_call
 from serving.argument_stream import ArgumentStream, dumps
 
 log = logging.getLogger(__name__)
@@ -118,6 +125,8 @@ class OutputProcessor:
         *,
         parallel_tool_calls: bool = True,
         parse_reasoning: bool = True,
+        repair: bool = False,
+        on_repair: Callable[[str], None] | None = None,
     ) -> None:
         self.format = get_format(tool_format)
         self.fmt = self.format.name
@@ -125,6 +134,9 @@ class OutputProcessor:
         self.parse_tools = parse_tools
         self.parallel_tool_calls = parallel_tool_calls
         self.parse_reasoning = parse_reasoning
+        self.repair = repair and parse_tools and bool(tools)
+        self.on_repair = on_repair
+        self._held = False  # content held back while it may become a repaired call
         # states: "start" (may open <think>), "reasoning", "content", "tool"
         self.state = "reasoning" if (reasoning_started and parse_reasoning) else "start"
         self.buf = ""
@@ -280,16 +292,38 @@ class OutputProcessor:
         self._emit_reasoning(self.buf[: len(self.buf) - keep])
         self.buf = "" if final else self.buf[len(self.buf) - keep :]
 
+    def _repaired(self, text: str) -> bool:
+        """Emit ``text`` (the whole reply) as the call it stands for, if the rule reads one."""
+        got = repair_call(text, self.tools) if self.repair and not self._truncated else None
+        if got is None:
+            return False
+        call, note = got
+        log.info("%s", note)
+        if self.on_repair is not None:
+            self.on_repair(note)
+        self._emit_calls([call])
+        return True
+
     def _step_content(self, final: bool) -> None:
         if not self.parse_tools:
             self._emit_content(self.buf)
             self.buf = ""
             return
-        if self.format.bare_calls and not self.content.started and not self.calls:
+        at_start = not self.content.started and not self.calls and not self._open
+        if self.format.bare_calls and at_start:
             if self.format.opens_bare(self.buf):
                 self.state = "tool"
                 return
             if not final and (not self.buf.strip() or self.format.may_open_bare(self.buf)):
+                return
+        if self.repair and at_start and (self._held or not self.buf.strip()
+                                         or self.buf.lstrip()[:1] in ("`", "{")):
+            if not final and may_repair(self.buf):
+                self._held = True
+                return  # decided at the end, or once it cannot be a call
+            self._held = False
+            if final and self._repaired(self.buf):
+                self.buf = ""
                 return
         start = self.format.find_start(self.buf)
         if start != -1:
@@ -315,6 +349,10 @@ class OutputProcessor:
         if not block:
             return
         calls = self.format.parse_block(block, self.tools) or self._calls_so_far(block)
+        whole = not self.content.started and not self.calls and not self.buf
+        if calls is None and whole and self.format.find_start(block) != 0 \
+                and self._repaired(block):  # a bare opening the format cannot read
+            return
         if calls is None and open_block and self._truncated and self.format.may_be_call(block):
             log.info("%s tool call cut by the token limit before its name: dropped %.200r",
                      self.fmt, block)

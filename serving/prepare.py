@@ -89,12 +89,24 @@ class Prepared:
     parse_reasoning: bool
     logprobs: bool
     headers: dict[str, str] = field(default_factory=dict)
+    repair_tool_calls: bool = False
+    """Read calls written outside the format's markup (engine.tool_repair; off with
+    --strict-tool-calls)."""
 
     def output_parser(self) -> OutputProcessor:
         """A fresh parser splitting the model's text into content, reasoning and tool calls."""
         return OutputProcessor(self.tool_format, self.tools, self.reasoning_started,
                                bool(self.tools), parallel_tool_calls=self.parallel_tool_calls,
-                               parse_reasoning=self.parse_reasoning)
+                               parse_reasoning=self.parse_reasoning,
+                               repair=self.repair_tool_calls, on_repair=self.note)
+
+    def note(self, warning: str) -> None:
+        """Report something decided while the reply was parsed: in X-AFM-Warnings (a JSON
+        reply's headers are sent after it; a stream's went out before) and the access log."""
+        note_warnings([warning])
+        old = self.headers.get(WARNINGS_HEADER)
+        new = warnings_header([warning])
+        self.headers[WARNINGS_HEADER] = f"{old}; {new}" if old else new
 
 
 def check_tool_choice(tools: list[dict[str, Any]] | None, choice: ToolChoice,
@@ -251,7 +263,8 @@ async def prepare(state: ModelContext, spec: ChatSpec, request_id: str,
     reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs), engine.think_markup)
     params = sampling_params(s, spec.sampling, prompt_tokens=len(prompt_tokens),
                              max_context=engine.max_context, logprobs=spec.logprobs,
-                             top_logprobs=spec.top_logprobs)
+                             top_logprobs=spec.top_logprobs,
+                             defaults=state.generation_defaults)
     response_format = _response_format(state, spec)
     headers: dict[str, str] = {}
     constraint = None
@@ -282,4 +295,5 @@ async def prepare(state: ModelContext, spec: ChatSpec, request_id: str,
         parse_reasoning=not s.raw and engine.think_markup,
         logprobs=spec.logprobs,
         headers=headers,
+        repair_tool_calls=not s.strict_tool_calls,
     )

@@ -150,21 +150,17 @@ def test_unreadable_blocks_stay_in_content() -> None:
 
 
 def test_bare_leading_calls() -> None:
-    """llama3_json reads any bare leading call; hermes one naming an offered tool (optionally
-    in a json code fence), as small Qwen2.5-Coder models write them; the others none."""
+    """llama3_json reads any bare leading call as its own markup; the other formats none (a
+    bare or fenced call naming a declared tool is the repair rule's: tests/unit/
+    test_tool_repair.py)."""
     bare = '{"name": "get_time", "parameters": {"zone": "UTC"}}'
     content, calls = parse_tool_calls(bare, "llama3_json")
     assert content is None and [c.name for c in calls] == ["get_time"]
     offered = [{"type": "function", "function": {"name": "get_time", "parameters": {}}}]
-    for text in (bare, f"```json\n{bare}\n```", f"{bare}\n```"):
-        content, calls = parse_tool_calls(text, "hermes", offered)
-        assert content is None and [(c.name, c.arguments_json) for c in calls] == [
-            ("get_time", '{"zone": "UTC"}')]
-    assert parse_tool_calls(bare, "hermes") == (bare, [])  # no such tool offered
-    assert parse_tool_calls(bare + " and more", "hermes", offered) == (bare + " and more", [])
-    for fmt in ("qwen3_xml", "mistral"):
+    for fmt in ("hermes", "qwen3_xml", "mistral"):
         assert not get_format(fmt).opens_bare(bare)
-        assert parse_tool_calls(bare, fmt) == (bare, [])
+        for text in (bare, f"```json\n{bare}\n```"):
+            assert parse_tool_calls(text, fmt, offered) == (text, [])
 
 
 def _args(call: Any) -> dict:
