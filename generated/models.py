@@ -137,6 +137,18 @@ class Type(StrEnum):
     EMBEDDING = 'embedding'
 
 
+class GenerationDefaultSource(StrEnum):
+    """
+    `flag`: an `afm serve` flag; `generation_config`: the model folder's generation_config.json; `gguf`: the GGUF file's `general.sampling.*` metadata; `table`: AFM's table for its packaged real models; `server`: the server's fallback.
+    """
+
+    FLAG = 'flag'
+    GENERATION_CONFIG = 'generation_config'
+    GGUF = 'gguf'
+    TABLE = 'table'
+    SERVER = 'server'
+
+
 class ModelCapabilities(BaseModel):
     """
     AFM extension. What a loaded chat model can do (null until it is loaded).
@@ -1958,29 +1970,18 @@ class CpuWeights(BaseModel):
     """
 
 
-class Model(BaseModel):
-    id: str
-    object: Literal['model']
-    created: int
-    owned_by: str
-    max_context_length: int | None = None
+class GenerationDefaultSources(BaseModel):
     """
-    The context window in tokens (prompt plus output); null for a chat model not loaded yet. A request whose prompt does not fit gets 400 `context_length_exceeded`; its output limit is clipped to the room the prompt leaves.
-    """
-    type: Type | None = None
-    """
-    What the model serves.
-    """
-    capabilities: ModelCapabilities | None = None
-    loaded: bool | None = None
-    """
-    AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+    Where each default comes from.
     """
 
-
-class ModelList(BaseModel):
-    object: Literal['list']
-    data: list[Model]
+    temperature: GenerationDefaultSource
+    top_p: GenerationDefaultSource
+    top_k: GenerationDefaultSource
+    min_p: GenerationDefaultSource
+    repetition_penalty: GenerationDefaultSource
+    presence_penalty: GenerationDefaultSource
+    frequency_penalty: GenerationDefaultSource
 
 
 class ContentPart(RootModel[TextContentPart | ImageContentPart | AudioContentPart]):
@@ -2333,6 +2334,34 @@ class Sharding(BaseModel):
     """
 
 
+class GenerationDefaults(BaseModel):
+    """
+    AFM extension. The sampling values a request to this chat model gets for each field it does not send, and where each comes from. Resolution, first found wins: the request's own field (an explicit `temperature: 0` decodes greedily, `top_k: 0` turns top-k off); the `afm serve` flag (`--temperature`, `--top-p`, ...); the model's own defaults (an MLX or Hugging Face folder's `generation_config.json`, a GGUF file's `general.sampling.*` metadata, or, for the packaged real models that carry neither, AFM's table chosen by measurement); then the server's fallback. Null for an embedding model, and for a chat model whose files cannot be read before it loads (a hub id not downloaded yet).
+    """
+
+    temperature: Annotated[float, Field(ge=0.0, le=2.0)]
+    top_p: Annotated[float, Field(ge=0.0, le=1.0)]
+    top_k: Annotated[int, Field(ge=0)]
+    """
+    0 = off.
+    """
+    min_p: Annotated[float, Field(ge=0.0, le=1.0)]
+    """
+    0 = off.
+    """
+    repetition_penalty: float
+    """
+    1 = off.
+    """
+    presence_penalty: float
+    frequency_penalty: float
+    sources: GenerationDefaultSources
+    model_defaults_from: str | None = None
+    """
+    The file (or table entry) the model's own defaults were read from; null when the model states none.
+    """
+
+
 class MessageContent(RootModel[str | list[ContentPart]]):
     root: str | list[ContentPart]
     """
@@ -2670,6 +2699,32 @@ class Health(BaseModel):
     """
     cpu_weights: CpuWeights | None = None
     sharding: Sharding | None = None
+
+
+class Model(BaseModel):
+    id: str
+    object: Literal['model']
+    created: int
+    owned_by: str
+    max_context_length: int | None = None
+    """
+    The context window in tokens (prompt plus output); null for a chat model not loaded yet. A request whose prompt does not fit gets 400 `context_length_exceeded`; its output limit is clipped to the room the prompt leaves.
+    """
+    type: Type | None = None
+    """
+    What the model serves.
+    """
+    capabilities: ModelCapabilities | None = None
+    loaded: bool | None = None
+    """
+    AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
+    """
+    generation_defaults: GenerationDefaults | None = None
+
+
+class ModelList(BaseModel):
+    object: Literal['list']
+    data: list[Model]
 
 
 class AssistantInputMessage(

@@ -100,6 +100,9 @@ from .file_object_status import FileObjectStatus
 from .finish_reason import FinishReason
 from .function_definition import FunctionDefinition
 from .function_definition_parameters import FunctionDefinitionParameters
+from .generation_default_source import GenerationDefaultSource
+from .generation_default_sources import GenerationDefaultSources
+from .generation_defaults_type_0 import GenerationDefaultsType0
 from .health import Health
 from .health_backend import HealthBackend
 from .health_backend_name import HealthBackendName
@@ -488,6 +491,9 @@ __all__ = (
     "FinishReason",
     "FunctionDefinition",
     "FunctionDefinitionParameters",
+    "GenerationDefaultSource",
+    "GenerationDefaultSources",
+    "GenerationDefaultsType0",
     "Health",
     "HealthBackend",
     "HealthBackendName",

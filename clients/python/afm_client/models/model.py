@@ -11,6 +11,7 @@ from ..models.model_type import ModelType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.generation_defaults_type_0 import GenerationDefaultsType0
     from ..models.model_capabilities_type_0 import ModelCapabilitiesType0
 
 
@@ -34,6 +35,13 @@ class Model:
         loaded (bool | Unset): AFM extension: whether the model is resident now. Chat models load on first use (the
             default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding
             models load on first use and stay.
+        generation_defaults (GenerationDefaultsType0 | None | Unset): AFM extension. The sampling values a request to
+            this chat model gets for each field it does not send, and where each comes from. Resolution, first found wins:
+            the request's own field (an explicit `temperature: 0` decodes greedily, `top_k: 0` turns top-k off); the `afm
+            serve` flag (`--temperature`, `--top-p`, ...); the model's own defaults (an MLX or Hugging Face folder's
+            `generation_config.json`, a GGUF file's `general.sampling.*` metadata, or, for the packaged real models that
+            carry neither, AFM's table chosen by measurement); then the server's fallback. Null for an embedding model, and
+            for a chat model whose files cannot be read before it loads (a hub id not downloaded yet).
     """
 
     id: str
@@ -44,9 +52,11 @@ class Model:
     type_: ModelType | Unset = UNSET
     capabilities: ModelCapabilitiesType0 | None | Unset = UNSET
     loaded: bool | Unset = UNSET
+    generation_defaults: GenerationDefaultsType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.generation_defaults_type_0 import GenerationDefaultsType0  # noqa: PLC0415
         from ..models.model_capabilities_type_0 import ModelCapabilitiesType0  # noqa: PLC0415
 
         id = self.id
@@ -77,6 +87,14 @@ class Model:
 
         loaded = self.loaded
 
+        generation_defaults: dict[str, Any] | None | Unset
+        if isinstance(self.generation_defaults, Unset):
+            generation_defaults = UNSET
+        elif isinstance(self.generation_defaults, GenerationDefaultsType0):
+            generation_defaults = self.generation_defaults.to_dict()
+        else:
+            generation_defaults = self.generation_defaults
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -95,11 +113,14 @@ class Model:
             field_dict["capabilities"] = capabilities
         if loaded is not UNSET:
             field_dict["loaded"] = loaded
+        if generation_defaults is not UNSET:
+            field_dict["generation_defaults"] = generation_defaults
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.generation_defaults_type_0 import GenerationDefaultsType0  # noqa: PLC0415
         from ..models.model_capabilities_type_0 import ModelCapabilitiesType0  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -146,6 +167,23 @@ class Model:
 
         loaded = d.pop("loaded", UNSET)
 
+        def _parse_generation_defaults(data: object) -> GenerationDefaultsType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_generation_defaults_type_0 = GenerationDefaultsType0.from_dict(data)
+
+                return componentsschemas_generation_defaults_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(GenerationDefaultsType0 | None | Unset, data)
+
+        generation_defaults = _parse_generation_defaults(d.pop("generation_defaults", UNSET))
+
         model = cls(
             id=id,
             object_=object_,
@@ -155,6 +193,7 @@ class Model:
             type_=type_,
             capabilities=capabilities,
             loaded=loaded,
+            generation_defaults=generation_defaults,
         )
 
         model.additional_properties = d

@@ -205,7 +205,53 @@ export type Model = {
      * AFM extension: whether the model is resident now. Chat models load on first use (the default one at start-up) and the least recently used idle one is unloaded past `--max-loaded-models`; embedding models load on first use and stay.
      */
     loaded?: boolean;
+    generation_defaults?: GenerationDefaults;
 };
+
+/**
+ * AFM extension. The sampling values a request to this chat model gets for each field it does not send, and where each comes from. Resolution, first found wins: the request's own field (an explicit `temperature: 0` decodes greedily, `top_k: 0` turns top-k off); the `afm serve` flag (`--temperature`, `--top-p`, ...); the model's own defaults (an MLX or Hugging Face folder's `generation_config.json`, a GGUF file's `general.sampling.*` metadata, or, for the packaged real models that carry neither, AFM's table chosen by measurement); then the server's fallback. Null for an embedding model, and for a chat model whose files cannot be read before it loads (a hub id not downloaded yet).
+ */
+export type GenerationDefaults = {
+    temperature: number;
+    top_p: number;
+    /**
+     * 0 = off.
+     */
+    top_k: number;
+    /**
+     * 0 = off.
+     */
+    min_p: number;
+    /**
+     * 1 = off.
+     */
+    repetition_penalty: number;
+    presence_penalty: number;
+    frequency_penalty: number;
+    sources: GenerationDefaultSources;
+    /**
+     * The file (or table entry) the model's own defaults were read from; null when the model states none.
+     */
+    model_defaults_from?: string | null;
+} | null;
+
+/**
+ * Where each default comes from.
+ */
+export type GenerationDefaultSources = {
+    temperature: GenerationDefaultSource;
+    top_p: GenerationDefaultSource;
+    top_k: GenerationDefaultSource;
+    min_p: GenerationDefaultSource;
+    repetition_penalty: GenerationDefaultSource;
+    presence_penalty: GenerationDefaultSource;
+    frequency_penalty: GenerationDefaultSource;
+};
+
+/**
+ * `flag`: an `afm serve` flag; `generation_config`: the model folder's generation_config.json; `gguf`: the GGUF file's `general.sampling.*` metadata; `table`: AFM's table for its packaged real models; `server`: the server's fallback.
+ */
+export type GenerationDefaultSource = 'flag' | 'generation_config' | 'gguf' | 'table' | 'server';
 
 /**
  * AFM extension. What a loaded chat model can do (null until it is loaded).
