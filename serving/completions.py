@@ -41,7 +41,7 @@ async def to_request(state: ModelContext, req: CompletionRequest, request_id: st
     params = sampling_params(s, SamplingFields.of(req), prompt_tokens=len(tokens),
                              max_context=engine.max_context,
                              logprobs=req.logprobs is not None, top_logprobs=req.logprobs or 0,
-                             prompt_param="prompt")
+                             prompt_param="prompt", defaults=state.generation_defaults)
     return GenerationRequest(request_id=request_id, prompt_tokens=tokens, params=params,
                              priority=priority)
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from engine.chat_engine import ChatEngine
     from engine.embeddings import EmbeddingModel
     from engine.grammar import GrammarCompilerCache
+    from serving.sampling import GenerationDefaults
 
 
 class ServingSettings(Protocol):
@@ -81,10 +82,19 @@ class ModelContext:
     engine: ChatEngine | None = None
     grammar: GrammarCompilerCache | None = None
     tool_format: str = "hermes"
+    defaults: GenerationDefaults | None = None
+    """The model's resolved generation defaults (flag, model, fallback); None: flags only."""
 
     @property
     def settings(self) -> ServingSettings:
         return self.server.settings
+
+    @property
+    def generation_defaults(self) -> GenerationDefaults:
+        """What a request to this model gets for each sampling field it omits."""
+        from serving.sampling import resolve_defaults
+
+        return self.defaults or resolve_defaults(self.settings)
 
     @property
     def store(self) -> Any:

@@ -263,7 +263,8 @@ async def prepare(state: ModelContext, spec: ChatSpec, request_id: str,
     reasoning = reasoning_state(prompt_text, thinking_enabled(kwargs), engine.think_markup)
     params = sampling_params(s, spec.sampling, prompt_tokens=len(prompt_tokens),
                              max_context=engine.max_context, logprobs=spec.logprobs,
-                             top_logprobs=spec.top_logprobs)
+                             top_logprobs=spec.top_logprobs,
+                             defaults=state.generation_defaults)
     response_format = _response_format(state, spec)
     headers: dict[str, str] = {}
     constraint = None
