@@ -88,17 +88,21 @@ FLAGS: tuple[Flag, ...] = (
          action="store_true", default=False),
     Flag(("-i", "--instructions"), "instructions",
          "Default system prompt, used when a request has no system message.", "generation"),
-    Flag(("-t", "--temperature"), "temperature", "Default sampling temperature.", "generation",
-         float),
-    Flag(("--top-p",), "top_p", "Default nucleus sampling threshold.", "generation", float),
-    Flag(("--top-k",), "top_k", "Default top-k (0 = off).", "generation", int),
-    Flag(("--min-p",), "min_p", "Default min-p (0 = off).", "generation", float),
-    Flag(("--repetition-penalty",), "repetition_penalty", "Default repetition penalty (1 = off).",
+    Flag(("-t", "--temperature"), "temperature",
+         "Sampling temperature for requests that send none, over every model's own default "
+         "(0 = greedy).", "generation", float),
+    Flag(("--top-p",), "top_p", "Nucleus sampling threshold for requests that send none.",
          "generation", float),
-    Flag(("--presence-penalty",), "presence_penalty", "Default presence penalty.", "generation",
+    Flag(("--top-k",), "top_k", "Top-k for requests that send none (0 = off).", "generation",
+         int),
+    Flag(("--min-p",), "min_p", "Min-p for requests that send none (0 = off).", "generation",
          float),
-    Flag(("--frequency-penalty",), "frequency_penalty", "Default frequency penalty.",
-         "generation", float),
+    Flag(("--repetition-penalty",), "repetition_penalty",
+         "Repetition penalty for requests that send none (1 = off).", "generation", float),
+    Flag(("--presence-penalty",), "presence_penalty",
+         "Presence penalty for requests that send none.", "generation", float),
+    Flag(("--frequency-penalty",), "frequency_penalty",
+         "Frequency penalty for requests that send none.", "generation", float),
     Flag(("--seed",), "seed", "Default sampling seed.", "generation", int),
     Flag(("--max-tokens",), "max_tokens", "Default output-token limit.", "generation", int,
          S.max_tokens),
@@ -277,6 +281,28 @@ def _add_flag(parser: argparse.ArgumentParser | Any, flag: Flag) -> None:
     parser.add_argument(*flag.names, **kwargs)
 
 
+def group_description(group: str) -> str | None:
+    """The text under a flag group's title in `afm serve --help`."""
+    if group != "generation":
+        return None
+    from serving.sampling import FALLBACK
+
+    fallback = ", ".join(f"{k} {v:g}" for k, v in FALLBACK.items()
+                         if k in ("temperature", "min_p"))
+    return (
+        "Sampling defaults are resolved per model, first found wins:\n"
+        "  1. the request's own field (temperature 0 sent explicitly decodes greedily;\n"
+        "     top_k 0 turns top-k off);\n"
+        "  2. these flags (for every model);\n"
+        "  3. the model's own defaults: generation_config.json in an MLX or Hugging Face\n"
+        "     folder, general.sampling.* in a GGUF file, or AFM's table for its packaged\n"
+        "     real models (afm fetch-models), which carry neither;\n"
+        f"  4. the server's fallback: {fallback}, the other filters and\n"
+        "     penalties off.\n"
+        "The load log and GET /v1/models (generation_defaults) show each model's values\n"
+        "and where each came from. Override per request, or for every model with a flag.")
+
+
 def exit_code_table() -> str:
     """The exit codes of `afm serve`, for its help."""
     return "exit codes:\n" + "\n".join(f"  {code}  {meaning}"
@@ -303,7 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups: dict[str, Any] = {}
     for flag in FLAGS:
         if flag.group not in groups:
-            groups[flag.group] = serve.add_argument_group(flag.group)
+            groups[flag.group] = serve.add_argument_group(
+                flag.group, description=group_description(flag.group))
         _add_flag(groups[flag.group], flag)
     from afm import real_models
 
