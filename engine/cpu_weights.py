@@ -106,7 +106,10 @@ _SHARDED = {dist_layers.QuantizedAllToShardedLinear: dist_layers.AllToShardedLin
 
 
 def _quantized(module: nn.Module) -> bool:
-    return isinstance(module, (nn.QuantizedLinear, nn.QuantizedEmbedding, *_SHARDED))
+    from engine.qkernels import QuantizedLinearCPU
+
+    return isinstance(module, (nn.QuantizedLinear, nn.QuantizedEmbedding, QuantizedLinearCPU,
+                               *_SHARDED))
 
 
 def _float_module(module: nn.Module, weight: mx.array) -> nn.Module:
@@ -179,13 +182,13 @@ def describe(model: nn.Module) -> tuple[str, int, int]:
 def to_float32(model: nn.Module) -> int:
     """Dequantize quantized layers into float32 ``Linear``/``Embedding`` and cast half-precision
     parameters to float32, in place; returns the number of layers dequantized."""
+    from engine import qkernels
+
     count = 0
     quantized = [(name, m) for name, m in model.named_modules() if _quantized(m)]
     while quantized:
         name, module = quantized.pop()
-        weight = mx.dequantize(module.weight, module.scales, getattr(module, "biases", None),
-                               module.group_size, module.bits,
-                               mode=getattr(module, "mode", "affine")).astype(mx.float32)
+        weight = qkernels.dequantized_weight(module)
         new = _float_module(module, weight)
         mx.eval(new.parameters())
         # swap one layer at a time, so the quantized copy is freed as the float32 one grows
@@ -202,8 +205,11 @@ def _kernel_covers(model: nn.Module) -> bool:
     from engine import qkernels
 
     layers = [m for _, m in model.named_modules() if _quantized(m)]
+    native = (qkernels.QuantizedLinearCPU, qkernels.QuantizedEmbeddingCPU)
     return bool(layers) and not _other_quantized(model) and all(
-        "biases" in m and qkernels.supports(m.group_size, m.bits, getattr(m, "mode", "affine"))
+        "biases" in m and (qkernels.native_format(m.group_size, m.bits) if isinstance(m, native)
+                           else qkernels.supports(m.group_size, m.bits,
+                                                  getattr(m, "mode", "affine")))
         for m in layers)
 
 

@@ -241,6 +241,13 @@ def load_sharded(path: str, group: Any, mode: str = "tensor") -> tuple[Any, Any]
     import mlx.core as mx
     from mlx_lm import load as mlx_load
 
+    from engine.model_load import planar_layers
+
+    if planar_layers(path):
+        raise ValueError(
+            f"{path}: its K-quant/Q5 layers are kept in the native kernel's 5- and 6-bit formats, "
+            "which sharded serving does not split yet; set AFM_GGUF_DEQUANT=float32 to shard "
+            "this GGUF file")
     model, tokenizer = mlx_load(path, lazy=True)[:2]
     check_shardable(model, int(group.size()), mode)
     if mode == "pipeline":

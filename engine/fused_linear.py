@@ -18,10 +18,12 @@ Applied at load on CPU devices to the engine's native layers (``ParallelLinearCP
 ``QuantizedLinearCPU``) when the siblings agree (same class, input size, quantization and bias
 presence); not when sharded. ``AFM_FUSED_LINEAR=0`` turns it off.
 
-Quantized siblings of 4 and 8 bits with one group size (a GGUF file's Q8_0 ``v_proj`` beside
-4-bit ``q_proj`` / ``k_proj``, as in Qwen2.5-Coder's Q4_K_M files) are fused at 8 bits: each
-4-bit code becomes the same 8-bit code under the same scale and bias, so the weights' values are
-unchanged (only the kernel's summation order differs) for 0.5 more bytes a widened weight.
+Quantized siblings of different formats (a GGUF file's Q8_0 or Q6_K ``v_proj`` beside Q5_0 or
+Q4_K ``q_proj`` / ``k_proj``, as in Qwen2.5-Coder's Q4_K_M files) are fused at the widest one:
+8 bits if any sibling has 8 (group sizes 32-128), else the planar 6 bits (group 16) or 5 bits
+(group 32). Each code becomes the same code at more bits, each group's scale and bias are
+repeated over the smaller groups, so the weights' values are unchanged (only the kernel's
+summation order differs) for the wider codes' bytes.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def _signature(layer: Any) -> tuple[Any, ...] | None:
                 layer["weight"].dtype)
     if type(layer) is QuantizedLinearCPU:
         return (QuantizedLinearCPU, layer["weight"].shape[1] * 32 // layer.bits,
-                "bias" in layer, layer.group_size)
+                "bias" in layer)
     return None
 
 
@@ -108,20 +110,56 @@ def widen_to_8_bits(w: mx.array) -> mx.array:
     return (codes << mx.arange(0, 32, 8, dtype=mx.uint32)).sum(axis=-1).astype(mx.uint32)
 
 
-def _widened(layers: list[Any]) -> list[Any]:
-    """Quantized siblings at one bit width: 4-bit ones widened to 8 bits when some are 8-bit."""
-    if type(layers[0]) is not QuantizedLinearCPU or len({la.bits for la in layers}) == 1:
-        return layers
-    if {la.bits for la in layers} != {4, 8}:
-        return []
-    out = []
-    for layer in layers:
-        if layer.bits == 4:
-            layer = copy.copy(layer)
-            layer.bits = 8
-            layer["weight"] = widen_to_8_bits(layer["weight"])
-        out.append(layer)
+def common_format(formats: set[tuple[int, int]]) -> tuple[int, int] | None:
+    """The (bits, group size) every one of ``formats`` widens to without changing a value, or
+    None: 8 bits at the smallest group (32-128) if any has 8 bits, else planar 6 bits (group 16)
+    if any has 6, else planar 5 bits (group 32) if any has 5, else 4 bits at the smallest group."""
+    bits = {b for b, _ in formats}
+    group = min(g for _, g in formats)
+    if any(g % group for _, g in formats):
+        return None
+    if 8 in bits:
+        return (8, group) if group >= 32 else None
+    if 6 in bits:
+        return 6, 16
+    if 5 in bits:
+        return (5, 32) if group >= 32 else None
+    return 4, group
+
+
+def widen(layer: QuantizedLinearCPU, bits: int, group: int) -> QuantizedLinearCPU:
+    """A copy of a native quantized layer at ``bits`` and ``group`` (a widening of its own:
+    :func:`common_format`), holding the same values."""
+    if (layer.bits, layer.group_size) == (bits, group):
+        return layer
+    if (layer.bits, bits) == (4, 8) and layer.group_size == group:
+        w = widen_to_8_bits(layer["weight"])
+    else:
+        import numpy as np
+
+        from engine.gguf_blocks import pack, unpack
+
+        w = mx.array(pack(unpack(np.array(layer["weight"]), layer.bits), bits))
+    out = copy.copy(layer)
+    out.bits, out.group_size = bits, group
+    out["weight"] = w
+    reps = layer.group_size // group
+    if reps > 1:
+        out["scales"] = mx.repeat(layer["scales"], reps, axis=1)
+        out["biases"] = mx.repeat(layer["biases"], reps, axis=1)
     return out
+
+
+def _widened(layers: list[Any]) -> list[Any]:
+    """Quantized siblings in one format (:func:`common_format`; [] when there is none)."""
+    formats = {(la.bits, la.group_size) for la in layers} if \
+        type(layers[0]) is QuantizedLinearCPU else set()
+    if len(formats) <= 1:
+        return layers
+    target = common_format(formats)
+    if target is None:
+        return []
+    return [widen(layer, *target) for layer in layers]
 
 
 def _fuse(parent: nn.Module, names: tuple[str, ...]) -> bool:

@@ -9,12 +9,18 @@ Tensors:
 
 - Q4_0, Q4_1 and Q8_0 become MLX affine quantized triples (group 32, 4 or 8 bits), the very
   values of the file, so they run on AFM's native quantized kernel (``engine.qkernels``).
+- Q4_K, Q5_0, Q5_1, Q5_K and Q6_K keep their codes bit for bit too (by default, mode
+  ``native``; ``engine.gguf_blocks``): Q4_K as MLX 4-bit group 32 with float32 scales and
+  biases (``d * sc`` is exact in float32), the 5- and 6-bit types in the native kernel's planar
+  formats (group 32 and 16), listed in ``config.json`` under ``afm_planar`` for
+  ``engine.model_load``.
 - F32, F16 and BF16 stay as stored (the CPU weight policy casts halves to float32).
-- Every other type (K-quants, Q5_0, IQ*) is dequantized with the ``gguf`` package and then, by
-  :data:`DEQUANT_ENV` (default ``float32``): kept as float32 (exact; the CPU policy and the
-  parallel BLAS matmul run it), or re-quantized to MLX affine ``8bit`` or ``4bit`` (group 32;
-  at 4 bits with float16 scales and biases, :func:`requantize`) for the native kernel. One log
-  line says what was done and what it costs in memory.
+- Every other type (Q2_K, Q3_K, IQ*), and with :data:`DEQUANT_ENV` set to ``float32``, ``8bit``
+  or ``4bit`` the kept types as well, is dequantized with the ``gguf`` package and then kept as
+  float32 (exact; the CPU policy and the parallel BLAS matmul run it), or re-quantized to MLX
+  affine ``8bit`` or ``4bit`` (group 32; at 4 bits with float16 scales and biases,
+  :func:`requantize`) for the native kernel: opt-ins for comparison. One log line says what was
+  done and what it costs in memory.
 
 llama-family files store the Q and K projection rows permuted for llama.cpp's rotary layout;
 they are un-permuted here (rows only, so quantized rows, scales and biases move together).
@@ -41,8 +47,10 @@ REQUANT_VERSION = "3"
 """Bumped when the re-quantized (``8bit``/``4bit``) output changes; float32 copies keep
 their cache key."""
 DEQUANT_ENV = "AFM_GGUF_DEQUANT"
-DEQUANT_MODES = ("float32", "8bit", "4bit")
-DEFAULT_DEQUANT = "float32"
+DEQUANT_MODES = ("native", "float32", "8bit", "4bit")
+DEFAULT_DEQUANT = "native"
+NATIVE_VERSION = "1"
+"""Bumped when the kept-codes (``native``) output changes."""
 INFO_FILE = "afm_gguf.json"
 GROUP = 32
 
@@ -91,7 +99,8 @@ class GGUFError(ValueError):
 
 
 def dequant_mode() -> str:
-    """How non-native tensor types are stored: :data:`DEQUANT_ENV` or the default."""
+    """How tensor types other than Q4_0/Q4_1/Q8_0 are stored: :data:`DEQUANT_ENV` or the
+    default (``native``: codes kept where the kernel has a format for them)."""
     mode = os.environ.get(DEQUANT_ENV, "").strip() or DEFAULT_DEQUANT
     if mode not in DEQUANT_MODES:
         raise GGUFError(f"{DEQUANT_ENV}={mode!r}: choose one of {', '.join(DEQUANT_MODES)}")
@@ -311,6 +320,12 @@ class Converted:
     quant_bits: dict[str, int]
     """Layer path -> bits of each quantized layer."""
     kept: int = 0
+    kept_types: dict[str, int] = field(default_factory=dict)
+    """Source type -> number of tensors whose codes were kept."""
+    planar: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Layer path -> bits and group size of the layers in the planar 5/6-bit formats."""
+    quant_groups: dict[str, int] = field(default_factory=dict)
+    """Layer path -> group size of MLX-format quantized layers other than 32."""
     dequantized: dict[str, int] = field(default_factory=dict)
     """Source type -> number of tensors dequantized."""
     bytes: int = 0
@@ -320,6 +335,8 @@ def convert_tensors(reader: Any, info: GGUFInfo, mode: str) -> Converted:
     """Every model tensor of the file, under its HF/mlx-lm name, as MLX arrays."""
     import gguf.quants
     import mlx.core as mx
+
+    from engine import gguf_blocks
 
     arch = info.architecture
     heads = int(info.metadata[f"{arch}.attention.head_count"])
@@ -351,6 +368,24 @@ def convert_tensors(reader: Any, info: GGUFInfo, mode: str) -> Converted:
             put(f"{layer}.biases", b)
             out.quant_bits[layer] = bits
             out.kept += 1
+            out.kept_types[type_name] = out.kept_types.get(type_name, 0) + 1
+            continue
+        if type_name in gguf_blocks.KEPT_TYPES and mode == "native" and len(t.shape) == 2:
+            codes = gguf_blocks.decode(np.asarray(t.data), type_name)
+            q, s, b = codes.q, codes.scales, codes.biases
+            if perm:
+                q, s, b = (unpermute(a, perm) for a in (q, s, b))
+            put(name, gguf_blocks.pack(q, codes.bits))
+            put(f"{layer}.scales", s)
+            put(f"{layer}.biases", b)
+            if codes.bits in (5, 6):
+                out.planar[layer] = {"bits": codes.bits, "group_size": codes.group}
+            else:
+                out.quant_bits[layer] = codes.bits
+                if codes.group != GROUP:
+                    out.quant_groups[layer] = codes.group
+            out.kept += 1
+            out.kept_types[type_name] = out.kept_types.get(type_name, 0) + 1
             continue
         if type_name in FLOAT_TYPES:
             data = np.asarray(t.data)
@@ -364,7 +399,7 @@ def convert_tensors(reader: Any, info: GGUFInfo, mode: str) -> Converted:
             data = data.astype(np.float32) - 1.0  # llama.cpp stores Gemma's (1 + w)
         if perm:
             data = unpermute(data, perm)
-        if type_name not in FLOAT_TYPES and mode != "float32" and data.ndim == 2 \
+        if type_name not in FLOAT_TYPES and mode in ("8bit", "4bit") and data.ndim == 2 \
                 and data.shape[1] % GROUP == 0:
             bits = 8 if mode == "8bit" else 4
             if bits == 4:
@@ -422,7 +457,8 @@ def cache_root() -> Path:
 def cache_key(path: Path, mode: str) -> str:
     """Identity of a file and the conversion settings: resolved path, size, mtime."""
     st = path.stat()
-    version = CONVERTER_VERSION if mode == "float32" else f"{CONVERTER_VERSION}.{REQUANT_VERSION}"
+    version = {"float32": CONVERTER_VERSION, "native": f"{CONVERTER_VERSION}.n{NATIVE_VERSION}"
+               }.get(mode, f"{CONVERTER_VERSION}.{REQUANT_VERSION}")
     payload = json.dumps([version, str(path.resolve()), st.st_size, st.st_mtime_ns, mode])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -475,8 +511,13 @@ def convert(path: Path, folder: Path, mode: str) -> str:
     config = model_config(info, conv.tensors)
     if conv.quant_bits:
         config["quantization"] = {"group_size": GROUP, "bits": 4, "mode": "affine",
-                                  **{layer: {"group_size": GROUP, "bits": bits}
+                                  **{layer: {"group_size": conv.quant_groups.get(layer, GROUP),
+                                             "bits": bits}
                                      for layer, bits in conv.quant_bits.items()}}
+    if conv.planar:
+        from engine.model_load import PLANAR_KEY
+
+        config[PLANAR_KEY] = conv.planar
     stops = save_tokenizer(path, folder, info.metadata)
     if stops:
         config["eos_token_id"] = stops
@@ -494,10 +535,13 @@ def convert(path: Path, folder: Path, mode: str) -> str:
 
 def describe(conv: Converted, mode: str, file_bytes: int) -> str:
     """One line: native tensors kept, others dequantized and how stored, and the memory."""
-    parts = [f"{conv.kept} Q4_0/Q4_1/Q8_0 tensors kept quantized (native kernel)"]
+    kept = ", ".join(f"{n} {k}" for k, n in sorted(conv.kept_types.items()))
+    parts = [f"{conv.kept} tensors kept as stored, codes bit for bit (native kernel"
+             f"{': ' + kept if kept else ''})"]
     if conv.dequantized:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(conv.dequantized.items()))
-        how = {"float32": "stored as float32 (exact)",
+        how = {"native": "stored as float32 (exact; no native format for these types)",
+               "float32": "stored as float32 (exact)",
                "8bit": "re-quantized to MLX 8-bit group 32",
                "4bit": "re-quantized to MLX 4-bit group 32 (float16 scales)"}[mode]
         parts.append(f"{kinds} dequantized and {how} ({DEQUANT_ENV}={mode})")

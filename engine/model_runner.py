@@ -24,10 +24,9 @@ from typing import Any
 import mlx.core as mx
 import numpy as np
 from mlx.utils import tree_flatten
-from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import BatchKVCache, KVCache, QuantizedKVCache, make_prompt_cache
 
-from engine import cache_join, cpu_weights, distributed, kv_quant, metrics
+from engine import cache_join, cpu_weights, distributed, kv_quant, metrics, model_load
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, common_prefix, restore, supports_prefix_cache
@@ -96,7 +95,7 @@ class ModelRunner:
             if int(group.rank()) == 0:
                 self.channel = distributed.StepChannel(group)
         else:
-            model, tokenizer = mlx_load(config.model)[:2]
+            model, tokenizer = model_load.load(config.model)
         self.weights_choice = cpu_weights.prepare(model, config.cpu_weights, what=config.model,
                                                   sharded=config.sharded)
         self.model = model

@@ -66,6 +66,10 @@ log = logging.getLogger(__name__)
 
 SUPPORTED_BITS = (4, 8)
 SUPPORTED_GROUP_SIZES = (32, 64, 128)
+PLANAR_FORMATS = {5: 32, 6: 16}
+"""Planar bits -> their group size: AFM's own layout of 5- and 6-bit codes (GGUF's Q5_0, Q5_1,
+Q5_K and Q6_K kept bit for bit; ``engine.gguf_blocks``). Only the native layers of this
+module hold them; MLX's own 5- and 6-bit layers (another packing) are never swapped in."""
 
 DISABLE_ENV = "AFM_QMM_DISABLE"
 HALF_SCALES_ENV = "AFM_QMM_HALF_SCALES"
@@ -187,6 +191,30 @@ def supports(group_size: int, bits: int, mode: str = "affine") -> bool:
     )
 
 
+def native_format(group_size: int, bits: int) -> bool:
+    """Whether the native kernel reads this format in the native layers' layout (4 or 8 bits
+    as MLX packs them, or planar 5 and 6 bits)."""
+    return (bits in SUPPORTED_BITS and group_size in SUPPORTED_GROUP_SIZES) or \
+        PLANAR_FORMATS.get(bits) == group_size
+
+
+def dequantized_weight(layer: nn.Module) -> mx.array:
+    """A quantized layer's float32 weight (MLX's packing, or the planar one of this module's
+    native layers at 5 and 6 bits)."""
+    if isinstance(layer, QuantizedLinearCPU | QuantizedEmbeddingCPU) and \
+            layer.bits in PLANAR_FORMATS:
+        import numpy as np
+
+        from engine.gguf_blocks import dequantize
+
+        return mx.array(dequantize(np.array(layer["weight"]), np.array(_f32(layer["scales"])),
+                                   np.array(_f32(layer["biases"])), layer.group_size,
+                                   layer.bits))
+    return mx.dequantize(layer["weight"], layer["scales"], layer.get("biases"),
+                         layer.group_size, layer.bits,
+                         mode=getattr(layer, "mode", "affine")).astype(mx.float32)
+
+
 def quantized_matmul(
     x: mx.array,
     w: mx.array,
@@ -201,7 +229,10 @@ def quantized_matmul(
     Runs the native kernel on the CPU stream when it supports the format; other activation
     dtypes are computed in float32 and cast back. Falls back to ``mx.quantized_matmul``.
     """
-    if not supports(group_size, bits) or x.shape[-1] % group_size:
+    if bits in PLANAR_FORMATS:  # only native layers hold them, and only with the extension
+        if _ext is None:
+            raise RuntimeError("planar quantized weights need the native extension")
+    elif not supports(group_size, bits) or x.shape[-1] % group_size:
         return mx.quantized_matmul(
             x, w, scales, biases, transpose=True, group_size=group_size, bits=bits
         )
@@ -260,6 +291,22 @@ class QuantizedLinearCPU(nn.Module):
             self.bias = layer.bias
         self.freeze()
 
+    @classmethod
+    def empty(cls, input_dims: int, output_dims: int, bias: bool, group_size: int,
+              bits: int) -> QuantizedLinearCPU:
+        """A layer of this shape and format whose arrays a checkpoint's load fills (the
+        planar formats, which no MLX layer holds)."""
+        self = cls.__new__(cls)
+        nn.Module.__init__(self)
+        self.group_size, self.bits, self.mode = group_size, bits, "affine"
+        self.weight = mx.zeros((output_dims, input_dims * bits // 32), dtype=mx.uint32)
+        self.scales = mx.zeros((output_dims, input_dims // group_size))
+        self.biases = mx.zeros((output_dims, input_dims // group_size))
+        if bias:
+            self.bias = mx.zeros((output_dims,))
+        self.freeze()
+        return self
+
     def _extra_repr(self) -> str:
         out_dims, in_dims = self.weight.shape
         return (
@@ -313,6 +360,20 @@ class QuantizedEmbeddingCPU(nn.QuantizedEmbedding):
         self.scales = layer.scales.astype(mx.float32)
         self.biases = layer["biases"].astype(mx.float32)
         self.freeze()
+
+    @classmethod
+    def empty(cls, num_embeddings: int, dims: int, group_size: int,
+              bits: int) -> QuantizedEmbeddingCPU:
+        """An embedding of this shape and format whose arrays a checkpoint's load fills."""
+        self = cls.__new__(cls)
+        nn.Module.__init__(self)
+        self.group_size, self.bits, self.mode = group_size, bits, "affine"
+        self.num_embeddings, self.dims = num_embeddings, dims
+        self.weight = mx.zeros((num_embeddings, dims * bits // 32), dtype=mx.uint32)
+        self.scales = mx.zeros((num_embeddings, dims // group_size))
+        self.biases = mx.zeros((num_embeddings, dims // group_size))
+        self.freeze()
+        return self
 
     def __call__(self, x: mx.array) -> mx.array:
         if not mx.issubdtype(x.dtype, mx.integer):

@@ -54,10 +54,9 @@ from typing import TYPE_CHECKING, Any
 
 import mlx.core as mx
 import numpy as np
-from mlx_lm import load as mlx_load
 from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
-from engine import cpu_weights, metrics
+from engine import cpu_weights, metrics, model_load
 from engine.sampling import RowState, SampleOutput, _keep_mask, apply_penalties, sample
 from engine.sequence import Sequence
 
@@ -107,7 +106,7 @@ class DraftModel:
 
     def __init__(self, source: str, target_tokenizer: Any, target_vocab: int,
                  weights_mode: str, prefill_step: int) -> None:
-        model, tokenizer = mlx_load(source)[:2]
+        model, tokenizer = model_load.load(source)
         cpu_weights.prepare(model, weights_mode, what=source, sharded=False)
         check_compatible(tokenizer, target_tokenizer, source)
         if not can_trim_prompt_cache(make_prompt_cache(model)):

@@ -769,7 +769,7 @@ def test_one_row_path_applies_to_one_row_only() -> None:
     qkernels._ext.set_auto_isa(8, ISAS[0])  # a new choice for all rows resets the one-row one
     assert qkernels._ext.row_isa(8) == ISAS[0]
     with pytest.raises(ValueError, match="bits"):
-        qkernels._ext.set_row_isa(5, PLANES[0])
+        qkernels._ext.set_row_isa(7, PLANES[0])
 
 
 def test_auto_path_setter_checks_its_arguments() -> None:
