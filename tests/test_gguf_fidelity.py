@@ -58,16 +58,20 @@ def test_smollm2_agrees_with_transformers_as_the_readme_states(monkeypatch) -> N
 
 
 def test_qwen2_file_agrees_with_transformers_on_the_automatic_path(monkeypatch) -> None:
-    """The qwen2 file (not permuted; Q4_K/Q5_0/Q6_K dequantized to float32, Q8_0 kept), kept
-    small: one prompt, 12 tokens, the path the automatic choice picks."""
+    """The qwen2 file as served by default (not permuted; Q4_K/Q5_0/Q6_K/Q8_0 codes kept, no
+    environment variable), kept small: one prompt, 12 tokens, the path the automatic choice
+    picks."""
     from engine import qkernels
 
     monkeypatch.delenv("AFM_QMM_INT8", raising=False)
     monkeypatch.delenv("AFM_QMM_ISA", raising=False)
     path = real_model("qwen-0.5b")
-    model, tokenizer = gguf_fidelity.afm_model(path, "float32")
-    auto = qkernels.auto_isa(8) if qkernels.available() else "mlx"
+    from engine.gguf_load import dequant_mode
+
+    monkeypatch.delenv("AFM_GGUF_DEQUANT", raising=False)
+    model, tokenizer = gguf_fidelity.afm_model(path, dequant_mode())
+    auto = qkernels.auto_isa(5) if qkernels.available() else "mlx"
     ids = gguf_fidelity.chat_ids(tokenizer, gguf_fidelity.PROMPTS[:1])
     reference = gguf_fidelity.hf_reference(path, ids, 12)
-    row = gguf_fidelity.measure(model, "qwen-0.5b", "float32", auto, ids, reference, 12)
+    row = gguf_fidelity.measure(model, "qwen-0.5b", dequant_mode(), auto, ids, reference, 12)
     assert row.top1 >= 0.95 and row.same == 1, row.cells()

@@ -109,12 +109,10 @@ def hf_reference(gguf: Path, prompts: list[list[int]], tokens: int) -> list[tupl
 
 def afm_model(gguf: Path, dequant: str) -> tuple[Any, Any]:
     """The model as ``afm serve`` runs it: converted, loaded, and through the CPU policy."""
-    from mlx_lm import load
-
-    from engine import cpu_weights
+    from engine import cpu_weights, model_load
     from engine.gguf_load import ensure_converted
 
-    model, tokenizer = load(str(ensure_converted(gguf, dequant)))[:2]
+    model, tokenizer = model_load.load(str(ensure_converted(gguf, dequant)))
     cpu_weights.prepare(model, "auto", what=gguf.name)
     return model, tokenizer
 
@@ -151,7 +149,7 @@ def force_path(path: str) -> None:
             qkernels._ext.set_blas_rows(qkernels.DEFAULT_BLAS_ROWS if amx else 0)
         if hasattr(qkernels._ext, "set_blas_bf16"):
             qkernels._ext.set_blas_bf16(amx)
-        for bits in qkernels.SUPPORTED_BITS:
+        for bits in (*qkernels.SUPPORTED_BITS, *qkernels.PLANAR_FORMATS):
             qkernels._ext.set_auto_isa(bits, path)
 
 
