@@ -51,8 +51,16 @@ from .llama import _binary
 from .report import md_table
 from .servers import ROOT, Server, ServerSpec, afm_spec, free_port
 
-REAL_FILES = [Path("/work/models/SmolLM2-135M-Instruct.Q4_1.gguf"),
-              Path("/work/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")]
+REAL_MODELS = ("smollm2", "qwen-0.5b", "qwen-1.5b")
+"""The packaged real files benchmarked when ``--gguf`` names none (those cached by
+``afm fetch-models``)."""
+
+
+def real_files() -> list[Path]:
+    """The cached packaged GGUF files of :data:`REAL_MODELS`, in that order."""
+    from afm.real_models import cached_path
+
+    return [p for p in (cached_path(name) for name in REAL_MODELS) if p is not None]
 
 
 def _threads() -> int:
@@ -474,7 +482,7 @@ def render(results: list[FileResults], args: argparse.Namespace) -> str:
 
 def main(args: argparse.Namespace) -> int:
     """Run the rows for ``args.gguf`` (or both real files), print and optionally write them."""
-    files = [Path(p) for p in args.gguf] or REAL_FILES
+    files = [Path(p) for p in args.gguf] or real_files()
     log_dir = Path(tempfile.mkdtemp(prefix="afm-gguf-bench-"))
     results = [run_file(f, args, log_dir) for f in files]
     report = render(results, args)
@@ -488,8 +496,9 @@ def main(args: argparse.Namespace) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``--gguf`` mode's options (shared names with bench.py keep their meaning)."""
     parser.add_argument("--gguf", nargs="*", default=None, metavar="FILE",
-                        help="afm against llama-server on these GGUF files (none named: the two "
-                        "real model files); the other rows are not run")
+                        help="afm against llama-server on these GGUF files (none named: the cached "
+                        "packaged ones: SmolLM2, Qwen2.5-Coder 0.5B and 1.5B); the other rows "
+                        "are not run")
     parser.add_argument("--prompts", type=int, nargs="+", default=[256, 1024, 4096],
                         help="--gguf: cold prompt lengths in tokens")
     parser.add_argument("--long", action="store_true",
