@@ -44,6 +44,7 @@ OTHER_TOOLS = {
     "--skip-git-repo-check": "codex exec",
     "--draft": "tools/bench_spec.py",
     "--llama": "tools/bench_spec.py",
+    "--serve-arg": "tools/first_answers.py",
 }
 """`--flags` the README names that belong to other commands, with the command."""
 
