@@ -28,6 +28,13 @@ from tests.waiting import eventually  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
+PINNED_SAMPLING = ["--temperature", "0.7", "--top-p", "1", "--top-k", "0", "--min-p", "0"]
+"""The sampling defaults every test server starts with (a test's own flags and a request's
+fields still win): the seeds of the random-weight tests were chosen under these values, the
+server's defaults before models' own generation defaults applied (the `tiny` model's
+generation_config.json states temperature 0.6, top_p 0.95, top_k 20). Tests of the defaults
+themselves start with ``LiveServer(..., sampling=[])``."""
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -62,6 +69,8 @@ class LiveServer:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
     log_file: BinaryIO | None = None
+    sampling: list[str] = field(default_factory=lambda: list(PINNED_SAMPLING))
+    """Flags placed before :attr:`args` (which win over them): see PINNED_SAMPLING."""
 
     @property
     def url(self) -> str:
@@ -69,7 +78,7 @@ class LiveServer:
 
     def start(self, timeout: float = 180.0) -> LiveServer:
         cmd = [sys.executable, "-m", "afm", "serve", "--port", str(self.port),
-               "--data-dir", str(self.data_dir), *self.args]
+               "--data-dir", str(self.data_dir), *self.sampling, *self.args]
         self._close_log()
         self.log_file = self.log_path.open("ab")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log_file,

@@ -39,7 +39,8 @@ def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
     """`afm serve` as the README starts it: no `--model`, no sampling flag."""
     real_model("smollm2")  # cached by tools/setup.sh: the default start does not download
     base = tmp_path_factory.mktemp("first-answers")
-    server = LiveServer(["--concurrent", "4"], base / "data", base / "server.log")
+    server = LiveServer(["--concurrent", "4"], base / "data", base / "server.log",
+                        sampling=[])
     yield server.start(timeout=600)
     server.stop()
 
