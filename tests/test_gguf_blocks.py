@@ -108,15 +108,38 @@ def test_planar_rows_are_the_dequantized_rows(bits: int) -> None:
     np.testing.assert_array_equal(rows, dense[[0, 49, 7, 49]])
 
 
-def test_int8_paths_take_the_float_kernel_for_planar_bits() -> None:
-    """The int8 kernels read 4 and 8 bits only: a planar product asked on one runs float."""
-    if not qkernels.available() or not qkernels.int8_isas():
+def _rounded(x: np.ndarray, group: int) -> np.ndarray:
+    """x as the int8 kernels round it: per group, to multiples of max|x| / 127."""
+    g = x.reshape(x.shape[0], -1, group)
+    d = np.abs(g).max(axis=-1, keepdims=True) / 127
+    return (np.rint(g / np.where(d > 0, d, 1)) * d).reshape(x.shape).astype(np.float64)
+
+
+@needs_ext
+@pytest.mark.parametrize("bits", [5, 6])
+@pytest.mark.parametrize("rows", [1, 2, 3, 5, 9])
+def test_planar_products_on_int8_activations(bits: int, rows: int) -> None:
+    """The int8-activation paths on planar codes: the digit planes (x3) to float32's precision,
+    one plane exactly x rounded per group times the weights; K past a multiple of 64 falls
+    back to the float path."""
+    ext = qkernels._ext  # noqa: SLF001
+    if not qkernels.int8_isas():
         pytest.skip("no int8 path on this CPU")
-    w, s, b, dense = _case(np.random.default_rng(2), 16, 256, 5, 32)
-    x = np.random.default_rng(3).standard_normal((2, 256)).astype(np.float32)
-    out = np.array(qkernels._ext.quantized_matmul(  # noqa: SLF001
-        mx.array(x), mx.array(w), mx.array(s), mx.array(b), 32, 5, qkernels.int8_isas()[0]))
-    np.testing.assert_allclose(out, x @ dense.T, rtol=1e-4, atol=1e-4)
+    group = qkernels.PLANAR_FORMATS[bits]
+    rng = np.random.default_rng(10 + rows)
+    for n, k in ((37, 896), (24, 4864), (16, 160)):
+        w, s, b, dense = _case(rng, n, k, bits, group)
+        x = rng.standard_normal((rows, k)).astype(np.float32)
+        exact = x.astype(np.float64) @ dense.astype(np.float64).T
+        mag = np.abs(x) @ np.abs(dense).T
+        args = (mx.array(w), mx.array(s), mx.array(b), group, bits)
+        for isa in qkernels.plane_isas():
+            out = np.array(ext.quantized_matmul(mx.array(x), *args, isa))
+            assert np.all(np.abs(out - exact) <= 2e-5 * mag + 1e-7), (isa, n, k)
+        for isa in qkernels.int8_isas():
+            out = np.array(ext.quantized_matmul(mx.array(x), *args, isa))
+            ref = exact if k % 64 else _rounded(x, group) @ dense.astype(np.float64).T
+            assert np.all(np.abs(out - ref) <= 2e-5 * mag + 1e-7), (isa, n, k)
 
 
 @pytest.mark.parametrize(("formats", "target"), [

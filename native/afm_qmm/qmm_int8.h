@@ -36,6 +36,11 @@
 // three multiply chains of VPMADDUBSW (4 bits) or VPMADDWD (8 bits), which lose to the float
 // path where integer multiplies are slow (AMD Zen 1), so the load-time timing decides.
 //
+// Planar 5- and 6-bit weights (qmm_api.h; group sizes 32 and 16, K a multiple of 64) unpack
+// their low nibbles as 4-bit ones do and OR each code's high bits in as bit 4 (and 5) of its
+// byte, from a byte broadcast of the row's high plane (dot64's `high`). Codes of at most 63 keep
+// VPMADDUBSW's pair sums unsaturated, both halves' included (2 * 2 * 63 * 127 < 32768).
+//
 // xq order: 8-bit weights take x in natural order. 4-bit weights are unpacked as the low
 // nibbles (values 2i) and the high nibbles (values 2i + 1) of a run of bytes, so xq holds each
 // chunk of 64 values as its even values, then its odd ones (a last 32 values likewise).
@@ -132,12 +137,47 @@ inline __m256 load8(const void* base, size_t i, int count) {
   }
 }
 
+// The high bits of 64 planar codes k .. k + 63 ORed into their low nibbles: lo holds the even
+// codes' nibbles (byte p: code k + 2p), hi the odd ones'. h: the row's high plane. 5 bits: bit
+// 2 (p % 4) (even) or 2 (p % 4) + 1 (odd) of plane byte (k / 8) + p / 4 -> bit 4. 6 bits: the
+// two bits of code c at bits 2 (c % 8) of 16-bit plane word c / 8 -> bits 4 and 5.
+template <int BITS>
+inline void high_bits(const uint8_t* h, int k, __m256i& lo, __m256i& hi) {
+  const __m256i s16 = _mm256_set1_epi8(16);
+  if constexpr (BITS == 5) {
+    uint64_t bits;
+    std::memcpy(&bits, h + k / 8, 8);
+    const __m256i b = _mm256_shuffle_epi8(
+        _mm256_set1_epi64x(int64_t(bits)),
+        _mm256_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+                         4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7));
+    const __m256i me = _mm256_set1_epi32(0x40100401), mo = _mm256_set1_epi32(int(0x80200802u));
+    lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(b, me), me),
+                                              s16));
+    hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(b, mo), mo),
+                                              s16));
+  } else {
+    // byte p <- plane byte 2 (p / 4) + (p % 4) / 2 (of the 16 bytes from k / 4)
+    const __m256i b = _mm256_shuffle_epi8(
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + k / 4))),
+        _mm256_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+                         8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15));
+    // even codes: bits 0-1 (even p) or 4-5 (odd p); odd codes: bits 2-3 or 6-7
+    const __m256i m01 = _mm256_set1_epi16(0x0003), m45 = _mm256_set1_epi16(0x3000);
+    const __m256i m23 = _mm256_set1_epi16(0x000C), m67 = _mm256_set1_epi16(int16_t(0xC000u));
+    lo = _mm256_or_si256(lo, _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(b, m01), 4),
+                                             _mm256_and_si256(b, m45)));
+    hi = _mm256_or_si256(hi, _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(b, m23), 2),
+                                             _mm256_srli_epi16(_mm256_and_si256(b, m67), 2)));
+  }
+}
+
 // acc[r][t] + the products of 64 4-bit codes of weight row t (32 bytes from w[t] + k / 2: the low
 // nibbles meet the chunk's even xq at k, the high ones its odd xq at k + 32) with activation
-// row r of xq (row stride K).
-template <int R, int NR>
+// row r of xq (row stride K). BITS 5 or 6: planar codes, h[t] row t's high plane.
+template <int R, int NR, int BITS = 4>
 inline void dot64(__m256i (&acc)[R][NR], const uint8_t* const (&w)[NR], const int8_t* xq, int K,
-                  int k) {
+                  int k, const uint8_t* const* h = nullptr) {
   const __m256i low = _mm256_set1_epi8(15);
   __m256i xe[R], xo[R];
   for (int r = 0; r < R; ++r) {
@@ -146,8 +186,9 @@ inline void dot64(__m256i (&acc)[R][NR], const uint8_t* const (&w)[NR], const in
   }
   for (int t = 0; t < NR; ++t) {
     const __m256i raw = load32(w[t] + k / 2);
-    const __m256i lo = _mm256_and_si256(raw, low);
-    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+    __m256i lo = _mm256_and_si256(raw, low);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+    if constexpr (BITS != 4) high_bits<BITS>(h[t], k, lo, hi);
 #if QMM_I8_VNNI
     for (int r = 0; r < R; ++r) acc[r][t] = dot4(dot4(acc[r][t], lo, xe[r]), hi, xo[r]);
 #else
@@ -179,9 +220,13 @@ inline void tile(const QmmArgs& a, int m0, int n) {
   const size_t wrow = size_t(K) * BITS / 8;
   const void* sbase = HALF ? static_cast<const void*>(a.hscales) : a.scales;
   const void* bbase = HALF ? static_cast<const void*>(a.hbiases) : a.biases;
+  constexpr bool PLANAR = BITS == 5 || BITS == 6;
   const uint8_t* w[NR];
-  for (int t = 0; t < NR; ++t)
+  const uint8_t* h[NR];  // planar bits: the rows' high planes
+  for (int t = 0; t < NR; ++t) {
     w[t] = reinterpret_cast<const uint8_t*>(a.w) + size_t(n + t) * wrow;
+    h[t] = w[t] + K / 2;
+  }
   // PLANES: the R rows of xq are the digit planes of output rows m0, m0 + 1, ... (kPlanes
   // each), whose xd and xsum rows are one per output row (the group's step d; the sums of the
   // three planes' values)
@@ -231,6 +276,18 @@ inline void tile(const QmmArgs& a, int m0, int n) {
       for (int off = 0; off < nb * GS * BITS / 8; off += 64)
         __builtin_prefetch(w[t] + QMM_I8_AHEAD + size_t(g0) * GS * BITS / 8 + off);
     int j = 0;
+    if constexpr (PLANAR) {  // 64 codes: two groups of 32 (5 bits) or four of 16 (6 bits)
+      constexpr int PER = 64 / GS;
+      for (; j + PER <= nb; j += PER) {
+        __m256i acc[R][NR];
+        for (int r = 0; r < R; ++r)
+          for (int t = 0; t < NR; ++t) acc[r][t] = _mm256_setzero_si256();
+        dot64<R, NR, BITS>(acc, w, xq, K, (g0 + j) * GS, h);
+        fold(acc, f, _mm256_add_epi32(_mm256_set1_epi32(j),
+                                      PER == 2 ? _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)
+                                               : _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)));
+      }
+    }
     if constexpr (BITS == 4 && GS == 32) {
       for (; j + 2 <= nb; j += 2) {
         __m256i acc[R][NR];
@@ -258,12 +315,12 @@ inline void tile(const QmmArgs& a, int m0, int n) {
         fold(acc, f, _mm256_add_epi32(_mm256_set1_epi32(j), _mm256_setr_epi32(0, 0, 1, 1, 0, 0, 1, 1)));
       }
     }
-    for (; j < nb; ++j) {
+    for (; !PLANAR && j < nb; ++j) {  // (planar rows: K a multiple of 64, whole chunks only)
       const int g = g0 + j;
       __m256i acc[R][NR];
       for (int r = 0; r < R; ++r)
         for (int t = 0; t < NR; ++t) acc[r][t] = _mm256_setzero_si256();
-      constexpr int C = chunk<BITS, GS>();
+      constexpr int C = PLANAR ? 64 : chunk<BITS, GS>();
 #pragma GCC unroll 4
       for (int c = 0; c < GS / C; ++c) {
         const int k = g * GS + c * C;  // first value of the chunk
@@ -349,6 +406,20 @@ inline __m256i round32(const float* p, __m256 inv, int8_t* dst, __m256i sum) {
   return sum;
 }
 
+// The same for 16 floats (group size 16).
+inline __m256i round16(const float* p, __m256 inv, int8_t* dst, __m256i sum) {
+  const __m256i v0 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p), inv));
+  const __m256i v1 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(p + 8), inv));
+  sum = _mm256_add_epi32(sum, _mm256_add_epi32(v0, v1));
+  // per 128-bit lane: 0-3 8-11 | 4-7 12-15 as int16, then bytes 0-3 8-11 ... 4-7 12-15
+  const __m256i w16 = _mm256_packs_epi32(v0, v1);
+  const __m128i b = _mm_packs_epi16(_mm256_castsi256_si128(w16), _mm256_extracti128_si256(w16, 1));
+  // b: 0-3 8-11 4-7 12-15 -> natural order
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
+                   _mm_shuffle_epi32(b, _MM_SHUFFLE(3, 1, 2, 0)));
+  return sum;
+}
+
 // 32 int8 values in natural order -> their 16 even ones (low 128 bits), then the 16 odd ones.
 inline __m256i split_even_odd(__m256i v) {
   const __m256i lanes = _mm256_shuffle_epi8(
@@ -407,7 +478,10 @@ void quant_row(const float* xr, int K, int GS, int bits, const float* fixed, int
     xd[g] = d;
     const __m256 iv = _mm256_set1_ps(inv);
     __m256i sum = _mm256_setzero_si256();
-    for (int i = 0; i < GS; i += 32) sum = round32(x + i, iv, q + size_t(g) * GS + i, sum);
+    if (GS % 32 == 0)
+      for (int i = 0; i < GS; i += 32) sum = round32(x + i, iv, q + size_t(g) * GS + i, sum);
+    else  // group size 16
+      sum = round16(x, iv, q + size_t(g) * GS, sum);
     xsum[g] = d * float(hsum_i(sum));
     if (resid) {
       const __m256 dv = _mm256_set1_ps(d);
@@ -473,7 +547,7 @@ void QMM_I8_QUANT3(const QmmArgs& a, int8_t* xq, float* xd, float* xsum) {
 void QMM_I8_ENTRY3(const QmmArgs& a, int n0, int n1) {
   QmmArgs p = a;
   p.planes = kPlanes;
-  qmm_dispatch(p, [&](auto bits, auto gs) {
+  qmm_dispatch<true>(p, [&](auto bits, auto gs) {
     rows<decltype(bits)::value, decltype(gs)::value>(p, n0, n1);
   });
 }
@@ -481,7 +555,7 @@ void QMM_I8_ENTRY3(const QmmArgs& a, int n0, int n1) {
 #endif
 
 void QMM_I8_ENTRY(const QmmArgs& a, int n0, int n1) {
-  qmm_dispatch(a, [&](auto bits, auto gs) {
+  qmm_dispatch<true>(a, [&](auto bits, auto gs) {
     rows<decltype(bits)::value, decltype(gs)::value>(a, n0, n1);
   });
 }

@@ -176,22 +176,7 @@ Isa env_isa() {
   return Isa(g_env_isa.load());
 }
 
-// The float path of the same vector unit for the int8 paths (the int8 kernels take 4 and 8 bits
-// only; planar 5 and 6 bits run the float one).
-Isa float_isa(Isa isa) {
-  if (isa == Isa::VnniInt8 || isa == Isa::VnniInt8x3) return Isa::Avx512;
-  if (isa == Isa::Avx2Int8 || isa == Isa::Avx2Int8x3) return Isa::Avx2;
-  return isa;
-}
-
-Isa resolve_any(Isa isa, int bits, int rows);
-
 Isa resolve(Isa isa, int bits = 0, int rows = 0) {
-  const Isa out = resolve_any(isa, bits, rows);
-  return qmm_planar(bits) ? float_isa(out) : out;
-}
-
-Isa resolve_any(Isa isa, int bits, int rows) {
   if (isa == Isa::Auto) {  // AFM_QMM_ISA, else the path timed at these bits, else the widest
     isa = env_isa();
     if (isa == Isa::Auto && bits && rows == 1) {
@@ -593,7 +578,18 @@ void run_qmm_tiles(const QmmArgs& a, Kernel kernel) {
   });
 }
 
+// The float kernel of an int8 one's vector unit (itself for the float kernels).
+Kernel float_kernel(Kernel kernel) {
+#ifdef QMM_X86
+  if (kernel == qmm_vnni || kernel == qmm_vnni_x3) return qmm_avx512;
+  if (kernel == qmm_avx2_int8 || kernel == qmm_avx2_int8_x3) return qmm_avx2;
+#endif
+  return kernel;
+}
+
 void run_qmm(const QmmArgs& a, Kernel kernel, int row_threads = 0) {
+  // the int8 kernels take planar codes in whole chunks of 64 only
+  if (qmm_planar(a.bits) && a.K % 64) kernel = float_kernel(kernel);
   // the kernel's form of x (int8 with the sums of the rounded x, or floats with their group
   // sums, permuted by its prep), then blocks of output columns over the pool
   QmmArgs ai = a;
@@ -679,7 +675,7 @@ namespace {
 Isa slot_isa(int bits, const std::string& isa) {
   if (bits != 4 && bits != 8 && !qmm_planar(bits))
     throw std::invalid_argument("afm_qmm: bits must be 4, 5, 6 or 8");
-  const Isa i = qmm_planar(bits) ? float_isa(parse_isa(isa)) : parse_isa(isa);
+  const Isa i = parse_isa(isa);
   if (i != Isa::Auto && !cpu_has(i))
     throw std::invalid_argument(std::string("afm_qmm: this CPU lacks ") + isa_name(i));
   return i;
@@ -838,11 +834,7 @@ std::vector<std::vector<double>> row_pass_ms(const std::vector<mx::array>& weigh
     nmax = std::max(nmax, N);
   }
   std::vector<Kernel> kernels;
-  const bool planar = std::any_of(bits.begin(), bits.end(), [](int b) { return qmm_planar(b); });
-  for (const auto& isa : isas) {
-    const Isa i = resolve(parse_isa(isa));
-    kernels.push_back(kernel_for(planar ? float_isa(i) : i));
-  }
+  for (const auto& isa : isas) kernels.push_back(kernel_for(resolve(parse_isa(isa))));
   std::vector<float> x(kmax), xsum(kmax), out(nmax);
   for (int k = 0; k < kmax; ++k) x[k] = std::sin(0.37f * float(k)) * (1.0f + float(k % 7));
   const int threads = num_threads();
