@@ -163,6 +163,22 @@ MUTATIONS: tuple[Mutation, ...] = (
              "if p.turn_end_tokens is not None:",
              (API + "test_responses_api.py::test_a_stop_string_cut_turn_is_re_rendered",),
              "a turn a stop string cut is continued on tokens its text does not say"),
+    Mutation("generation-defaults-model-over-flag", "serving/sampling.py",
+             "        if flag is not None:\n"
+             "            values[name], sources[name] = flag, \"flag\"",
+             "        if flag is not None and (model is None or name not in model.values):\n"
+             "            values[name], sources[name] = flag, \"flag\"",
+             ("tests/unit/test_generation_defaults.py::test_flag_over_model_over_fallback",
+              API + "test_generation_defaults_api.py::test_models_reports_defaults_and_sources"),
+             "a model's own default wins over the afm serve flag"),
+    Mutation("generation-defaults-request-zero-dropped", "serving/sampling.py",
+             "temperature=float(first_set(fields.temperature, d.temperature)),",
+             "temperature=float(fields.temperature or d.temperature),",
+             ("tests/unit/test_generation_defaults.py::"
+              "test_request_fields_win_and_explicit_zeros_mean_what_they_say",
+              API + "test_generation_defaults_api.py::"
+              "test_explicit_zeros_win_over_the_models_defaults"),
+             "an explicit temperature 0 in a request is taken as unset"),
 )
 
 
