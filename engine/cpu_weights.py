@@ -213,7 +213,7 @@ def _kernel_covers(model: nn.Module) -> bool:
         for m in layers)
 
 
-def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
+def _use_kernel(model: nn.Module, choice: WeightsChoice, int8: bool = False) -> None:
     """Run the quantized layers on the native kernel; other half-precision parameters (norms)
     become float32."""
     from engine import qkernels
@@ -221,7 +221,8 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
 
     # first, so that the native layers' exact float16 scales (qkernels.halve_scales) stay so
     model.set_dtype(mx.float32, lambda dtype: dtype in _HALF)
-    count = qkernels.use_native_kernels(model)  # also times its SIMD paths on this model
+    # also times its SIMD paths on this model (int8 ones too where the file allows: int8)
+    count = qkernels.use_native_kernels(model, int8=int8)
     mx.eval(model.parameters())
     choice.native_bytes = sum(v.nbytes for _, v in tree_flatten(model.parameters()))
     bits = sorted({m.bits for _, m in model.named_modules()
@@ -230,6 +231,9 @@ def _use_kernel(model: nn.Module, choice: WeightsChoice) -> None:
     choice.reason = (f"{choice.source} weights run on AFM's native quantized CPU kernel "
                      f"({paths}, {count} layers): {_mib(choice.native_bytes)} "
                      f"instead of {_mib(choice.float32_bytes)} as float32")
+    if int8:
+        choice.reason += ("; int8-activation paths timed too: this file measured at least "
+                          "llama.cpp's agreement on them (engine.fidelity)")
     if qkernels.amx_tiles():
         choice.reason += ("; many-row products on AMX bfloat16 tiles "
                           f"(from {qkernels.blas_rows()} rows; {INT8_ENV}=1)")
@@ -290,12 +294,12 @@ def use_decode_layers(model: nn.Module, choice: WeightsChoice) -> None:
 
 
 def prepare(model: nn.Module, mode: str = "auto", what: str = "model", *,
-            sharded: bool = False) -> WeightsChoice:
+            sharded: bool = False, int8: bool = False) -> WeightsChoice:
     """Everything the engine does to a freshly loaded model for the CPU: :func:`apply`,
     then (not when sharded: the ranks already share the cores, and their layers are shards)
     :func:`use_parallel_matmuls` and :func:`use_fused_siblings`, then :func:`use_native_ops`
     and (not sharded) :func:`use_decode_layers`."""
-    choice = apply(model, mode, what=what)
+    choice = apply(model, mode, what=what, int8=int8)
     if not sharded:
         use_parallel_matmuls(model, choice)
         use_fused_siblings(model, choice)
@@ -305,8 +309,11 @@ def prepare(model: nn.Module, mode: str = "auto", what: str = "model", *,
     return choice
 
 
-def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsChoice:
-    """Apply the policy to a freshly loaded ``model``; logs one line saying what and why."""
+def apply(model: nn.Module, mode: str = "auto", what: str = "model", *,
+          int8: bool = False) -> WeightsChoice:
+    """Apply the policy to a freshly loaded ``model``; logs one line saying what and why.
+    ``int8``: the int8-activation kernel paths may be timed and chosen (the model's file
+    measured at least llama.cpp's agreement on them: ``engine.fidelity``)."""
     if mode not in MODES:
         raise ValueError(f"cpu weights mode {mode!r}: choose one of {', '.join(MODES)}")
     source, native, f32 = describe(model)
@@ -317,7 +324,7 @@ def apply(model: nn.Module, mode: str = "auto", what: str = "model") -> WeightsC
         choice.weights = "float32"
         choice.reason = "the checkpoint is float32 already"
     elif mode != "float32" and _kernel_covers(model):
-        _use_kernel(model, choice)
+        _use_kernel(model, choice, int8)
     elif mode == "native":
         choice.reason = (f"--cpu-weights native: {source} matmuls run MLX's scalar CPU kernels "
                          "(3-7x slower than float32 through BLAS)")

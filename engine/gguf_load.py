@@ -49,7 +49,7 @@ their cache key."""
 DEQUANT_ENV = "AFM_GGUF_DEQUANT"
 DEQUANT_MODES = ("native", "float32", "8bit", "4bit")
 DEFAULT_DEQUANT = "native"
-NATIVE_VERSION = "1"
+NATIVE_VERSION = "2"
 """Bumped when the kept-codes (``native``) output changes."""
 INFO_FILE = "afm_gguf.json"
 GROUP = 32
@@ -526,11 +526,21 @@ def convert(path: Path, folder: Path, mode: str) -> str:
     (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     summary = describe(conv, mode, path.stat().st_size)
     (folder / INFO_FILE).write_text(json.dumps({
-        "converter_version": CONVERTER_VERSION, "source": str(path), "mode": mode,
+        "converter_version": CONVERTER_VERSION, "source": str(path), "sha256": file_sha256(path),
+        "mode": mode,
         "tensor_types": info.tensor_types, "summary": summary}, indent=2) + "\n")
     for p in folder.iterdir():
         p.chmod(0o644)
     return summary
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file (recorded with its converted folder: ``engine.fidelity``)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def describe(conv: Converted, mode: str, file_bytes: int) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 from mlx.utils import tree_flatten
 from mlx_lm.models.cache import BatchKVCache, KVCache, QuantizedKVCache, make_prompt_cache
 
-from engine import cache_join, cpu_weights, distributed, kv_quant, metrics, model_load
+from engine import cache_join, cpu_weights, distributed, fidelity, kv_quant, metrics, model_load
 from engine.config import EngineConfig
 from engine.detokenizer import TokenTable
 from engine.prefix_cache import PrefixCache, common_prefix, restore, supports_prefix_cache
@@ -97,6 +97,7 @@ class ModelRunner:
         else:
             model, tokenizer = model_load.load(config.model)
         self.weights_choice = cpu_weights.prepare(model, config.cpu_weights, what=config.model,
+                                                  int8=fidelity.int8_measured(config.model),
                                                   sharded=config.sharded)
         self.model = model
         self.tokenizer = tokenizer

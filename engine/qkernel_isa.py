@@ -104,10 +104,12 @@ def planes_allowed() -> bool:
     return os.environ.get(PLANES_ENV, "").strip().lower() not in ("0", "false", "off", "no")
 
 
-def candidates(ext: Any) -> list[str]:
-    """The paths timed on this CPU: the exact float ones, then the int8 ones if allowed."""
+def candidates(ext: Any, int8: bool = False) -> list[str]:
+    """The paths timed on this CPU: the exact float ones, then the int8 ones if allowed
+    (``AFM_QMM_INT8=1``, or ``int8``: the model's file is one on which they measured at least
+    llama.cpp's agreement, ``engine.fidelity``)."""
     paths = [isa for isa in TIMED if isa in ext.supported_isas()]
-    if int8_allowed() and hasattr(ext, "int8_isas"):
+    if (int8 or int8_allowed()) and hasattr(ext, "int8_isas"):
         paths += [isa for isa in INT8 if isa in ext.int8_isas()]
     return paths
 
@@ -127,7 +129,7 @@ def _time(ext: Any, layer: nn.Module, x: mx.array, isa: str) -> float:
     return time.perf_counter() - start
 
 
-def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
+def pick_isas(ext: Any, layers: list[nn.Module], int8: bool = False) -> list[IsaTiming]:
     """Time the paths of the extension ``ext`` (:func:`candidates`) on one of ``layers``
     (native quantized layers of one model; a tied embedding counts, as the LM head it also is)
     per bit width and make the fastest what ``"auto"`` runs at that bit width; nothing is
@@ -137,7 +139,7 @@ def pick_isas(ext: Any, layers: list[nn.Module]) -> list[IsaTiming]:
     by_bits: dict[int, list[nn.Module]] = {}
     for layer in layers:
         by_bits.setdefault(layer.bits, []).append(layer)
-    paths = candidates(ext)
+    paths = candidates(ext, int8)
     planes = ([isa for isa in ext.plane_isas() if isa not in paths]
               if planes_allowed() and hasattr(ext, "plane_isas") else [])
     timings = []

@@ -418,7 +418,8 @@ def swap_leaf_modules(model: nn.Module, replacement: Callable[[Any], Any | None]
     return swapped
 
 
-def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int:
+def use_native_kernels(model: nn.Module, device: mx.Device | None = None, *,
+                       int8: bool = False) -> int:
     """Swap the model's quantized linear layers (and quantized embeddings, for tied heads) for
     ones calling the native kernel. Only on CPU devices (``device`` defaults to MLX's default
     device) and only when the extension is present; returns how many layers were swapped.
@@ -450,21 +451,21 @@ def use_native_kernels(model: nn.Module, device: mx.Device | None = None) -> int
             log.info("afm_qmm: %d of %d quantized layers keep float16 scales and biases "
                      "(exact; %s=0 keeps float32)", halved, len(native), HALF_SCALES_ENV)
     if swapped:
-        timed = time_paths(model)
+        timed = time_paths(model, int8)
         log.info("afm_qmm: %d quantized layers use the native kernel (%d threads; %s)",
                  swapped, _ext.num_threads(),
                  "; ".join(t.describe() for t in timed) or f"{_ext.default_isa()} path")
     return swapped
 
 
-def time_paths(model: nn.Module) -> list[IsaTiming]:
+def time_paths(model: nn.Module, int8: bool = False) -> list[IsaTiming]:
     """Time the kernel's SIMD paths on ``model``'s native quantized layers and run the faster
     per bit width from now on (:func:`engine.qkernel_isa.pick_isas`)."""
     if _ext is None:
         return []
     layers = [m for _, m in model.named_modules()
               if isinstance(m, QuantizedLinearCPU | QuantizedEmbeddingCPU)]
-    return pick_isas(_ext, layers)
+    return pick_isas(_ext, layers, int8)
 
 
 def auto_isa(bits: int) -> str | None:

@@ -75,3 +75,22 @@ def test_qwen2_file_agrees_with_transformers_on_the_automatic_path(monkeypatch) 
     reference = gguf_fidelity.hf_reference(path, ids, 12)
     row = gguf_fidelity.measure(model, "qwen-0.5b", dequant_mode(), auto, ids, reference, 12)
     assert row.top1 >= 0.95 and row.same == 1, row.cells()
+
+
+def test_int8_by_default_only_where_it_measured_at_least_llama_cpp() -> None:
+    """The rule of engine.fidelity: every file allowed int8 paths by default has, in the README
+    table, an int8 row at or above llama.cpp's row on that file (teacher-forced top-1 and
+    greedy same), and the packaged 0.5B file is one of them."""
+    from afm.real_models import MODELS
+    from engine import fidelity
+
+    by_sha = {m.sha256: name for name, m in MODELS.items()}
+    allowed = [by_sha[sha] for sha in fidelity.INT8_AT_LEAST_LLAMA]
+    assert "qwen-0.5b" in allowed
+    for name in allowed:
+        rows = readme_rows(name)
+        llama = rows["file", "llama.cpp"]
+        int8 = [v for (_, path), v in rows.items() if path.endswith("-int8")]
+        assert int8, f"README lacks {name}'s int8 rows"
+        for top1, same in int8:
+            assert top1 >= llama[0] and same >= llama[1], (name, top1, same, llama)

@@ -15,8 +15,13 @@ kernel, fused projections, native ops). For each chat prompt, transformers decod
 Every kernel path the load-time timing may choose is measured (the exact float paths and the
 int8-activation ones this CPU runs: ``engine.qkernel_isa``), by forcing it after load.
 
+The same is measured for llama.cpp (``--llama``: ``llama-server`` built as
+tools/bench_lib/llama.py says, on the very same file, its best CPU configuration): its argmax at
+every position is its greedy next token for that prefix (``temperature`` 0, one token, the prompt
+as token ids), so its row sits in the same table as afm's paths (path ``llama.cpp``).
+
 Usage: .venv/bin/python tools/gguf_fidelity.py [--models smollm2 qwen-0.5b] [--tokens 24]
-       [--dequant float32 8bit] [--paths avx2 vnni-int8]
+       [--dequant float32 8bit] [--paths avx2 vnni-int8] [--llama]
 """
 
 from __future__ import annotations
@@ -109,11 +114,12 @@ def hf_reference(gguf: Path, prompts: list[list[int]], tokens: int) -> list[tupl
 
 def afm_model(gguf: Path, dequant: str) -> tuple[Any, Any]:
     """The model as ``afm serve`` runs it: converted, loaded, and through the CPU policy."""
-    from engine import cpu_weights, model_load
+    from engine import cpu_weights, fidelity, model_load
     from engine.gguf_load import ensure_converted
 
-    model, tokenizer = model_load.load(str(ensure_converted(gguf, dequant)))
-    cpu_weights.prepare(model, "auto", what=gguf.name)
+    folder = ensure_converted(gguf, dequant)
+    model, tokenizer = model_load.load(str(folder))
+    cpu_weights.prepare(model, "auto", what=gguf.name, int8=fidelity.int8_measured(folder))
     return model, tokenizer
 
 
@@ -182,9 +188,80 @@ def measure(model: Any, name: str, dequant: str, path: str, prompts: list[list[i
     return row
 
 
+def llama_row(gguf: Path, name: str, prompts: list[list[int]],
+              reference: list[tuple[list[int], list[int]]], tokens: int) -> Row:
+    """llama.cpp's agreement with the reference on the same file and prompts (llama-server)."""
+    import httpx
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_lib.llama import _binary
+    from bench_lib.servers import free_port
+
+    binary = _binary("llama-server")
+    if binary is None:
+        raise SystemExit("--llama: no llama-server build (tools/bench_lib/llama.py)")
+    import subprocess
+
+    port = free_port()
+    threads = str(len(os.sched_getaffinity(0)))
+    proc = subprocess.Popen([str(binary), "-m", str(gguf), "--port", str(port), "-t", threads,
+                             "-c", "4096", "-np", "1", "--no-warmup"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=120) as client:
+            import time
+
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    if client.get("/health").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit("--llama: llama-server did not start")
+                time.sleep(0.5)
+
+            def complete(ids: list[int], n: int) -> list[int]:
+                body = {"prompt": ids, "n_predict": n, "temperature": 0, "top_k": 1,
+                        "cache_prompt": True, "return_tokens": True, "samplers": ["top_k"]}
+                reply = client.post("/completion", json=body).json()
+                return [int(t) for t in reply.get("tokens", [])][:n]
+
+            row = Row(name, "file", "llama.cpp", 0, 0, 0, len(prompts), 0.0)
+            prefix_total = 0
+            for ids, (cont, hf_top) in zip(prompts, reference, strict=True):
+                seq = ids + cont
+                for i in range(1, len(seq) + 1):  # position i - 1 predicts token i
+                    got = complete(seq[:i], 1)
+                    row.positions += 1
+                    row.agree += bool(got) and got[0] == hf_top[i - 1]
+                mine: list[int] = []  # one token a call: past an end-of-turn token too,
+                for _ in range(tokens):  # as the reference and afm's greedy rows decode
+                    got = complete(ids + mine, 1)
+                    if not got:
+                        break
+                    mine.append(got[0])
+                common = next((i for i, (a, b) in enumerate(zip(mine, cont, strict=False))
+                               if a != b),
+                              min(len(mine), len(cont)))
+                prefix_total += common
+                row.same += mine == cont
+            row.prefix = prefix_total / len(prompts)
+            return row
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def run(gguf: Path, name: str, dequants: list[str], paths: list[str] | None = None,
-        prompts: list[str] | None = None, tokens: int = TOKENS) -> list[Row]:
-    """Rows for one file: each dequantization mode and kernel path."""
+        prompts: list[str] | None = None, tokens: int = TOKENS, llama: bool = False
+        ) -> list[Row]:
+    """Rows for one file: each dequantization mode and kernel path (and llama.cpp's)."""
     tokenizer = None
     rows: list[Row] = []
     reference = None
@@ -196,6 +273,8 @@ def run(gguf: Path, name: str, dequants: list[str], paths: list[str] | None = No
         for path in paths or kernel_paths():
             rows.append(measure(model, name, dequant, path, ids, reference, tokens))
         del model
+    if llama and reference is not None:
+        rows.append(llama_row(gguf, name, ids, reference, tokens))
     return rows
 
 
@@ -208,6 +287,8 @@ def main() -> None:
     ap.add_argument("--dequant", nargs="+", default=["float32"],
                     help="how non-native tensors are stored (AFM_GGUF_DEQUANT values)")
     ap.add_argument("--paths", nargs="+", help="kernel paths (default: every one this CPU runs)")
+    ap.add_argument("--llama", action="store_true",
+                    help="also llama.cpp's row (llama-server on the same file)")
     args = ap.parse_args()
     print(f"{len(PROMPTS)} chat prompts, {args.tokens} greedy tokens each; reference: HF "
           "transformers on the same GGUF file (float32)\n")
@@ -217,8 +298,10 @@ def main() -> None:
         if path is None:
             sys.exit(f"{name} ({MODELS[name].filename}) is not cached: run "
                      f"`afm fetch-models {name}` (tools/setup.sh does)")
-        for row in run(path, name, args.dequant, args.paths, tokens=args.tokens):
+        for row in run(path, name, args.dequant, args.paths, tokens=args.tokens,
+                       llama=args.llama):
             print(row.cells(), flush=True)
+
 
 
 if __name__ == "__main__":
