@@ -28,11 +28,14 @@ from tests.waiting import eventually  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PINNED_SAMPLING = ["--temperature", "0.7", "--top-p", "1", "--top-k", "0", "--min-p", "0"]
+PINNED_SAMPLING = ["--temperature", "0.7", "--top-p", "1", "--top-k", "0", "--min-p", "0",
+                   "--repetition-penalty", "1"]
 """The sampling defaults every test server starts with (a test's own flags and a request's
 fields still win): the seeds of the random-weight tests were chosen under these values, the
 server's defaults before models' own generation defaults applied (the `tiny` model's
-generation_config.json states temperature 0.6, top_p 0.95, top_k 20). Tests of the defaults
+generation_config.json states temperature 0.6, top_p 0.95, top_k 20; the packaged Qwen coder
+files' table a repetition penalty of 1.1, under which the 0.5B model's greedy answer after a
+tool result repeats the call). Tests of the defaults
 themselves start with ``LiveServer(..., sampling=[])``."""
 
 
