@@ -23,6 +23,9 @@ INT8_AT_LEAST_LLAMA: dict[str, str] = {
     # llama.cpp 97.8%, 2/3 (AMD EPYC, AVX2, 2026-12-07)
     "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32":
         "Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+    # Qwen2.5-Coder-1.5B-Instruct Q4_K_M (packaged): avx2-int8 100.0%, 3/3; llama.cpp 97.3%, 1/3
+    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046":
+        "Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
 }
 """GGUF sha256 -> the file, for files whose int8 rows measured at least llama.cpp's agreement."""
 
