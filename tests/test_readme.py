@@ -38,6 +38,8 @@ OTHER_TOOLS = {
     "--no-deps": "pip download",
     "--merge": "llama-gguf-split",
     "--dequant": "tools/gguf_fidelity.py",
+    "--models": "tools/gguf_fidelity.py",
+    "--paths": "tools/gguf_fidelity.py",
     "--tools": "claude",
     "--permission-mode": "claude",
     "--system-prompt": "claude",

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 import httpx
 import pytest
 
-from tests.conftest import ROOT, LiveServer, free_port, wait_for_health
+from tests.conftest import PINNED_SAMPLING, ROOT, LiveServer, free_port, wait_for_health
 from tests.waiting import eventually
 
 MESSAGES = [{"role": "user", "content": "Tell me about the sea and the sky."}]
@@ -52,7 +52,7 @@ class ShardedServer:
                    "AFM_SHARD_STALL_SECONDS": str(STALL_SECONDS),
                    "AFM_SHARD_TOKEN_SECONDS": str(TOKEN_SECONDS)}
             cmd = [sys.executable, "-m", "afm", "serve", "--port", str(self.port),
-                   "--data-dir", str(base / "data"), *args]
+                   "--data-dir", str(base / "data"), *PINNED_SAMPLING, *args]
             log = (base / f"rank{rank}.log").open("wb")
             self.log_files.append(log)
             self.procs.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log,
