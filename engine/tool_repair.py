@@ -7,7 +7,9 @@ prompts write ```` ```json {"name": "ToolSearch", "arguments": {"query": "select
 or a bare ``{"name": ..., "arguments": ...}``; others write ``{"tool": ..., "parameters": ...}``.
 
 The rule: a reply whose whole content is one JSON object, bare or in one code fence (language
-tag ``json`` or none; a lone closing fence too), is a call when
+tag ``json`` or none; a lone closing fence too), is a call when the following hold (several
+objects one after another, whitespace between, are that many calls when each holds: the 0.5B
+coder answers "Read, then Edit" so, and the hermes format read such replies before the rule)
 
 - it names the tool under one of :data:`NAME_KEYS` and holds the arguments under at most one of
   :data:`ARGS_KEYS` (an object, or a JSON string of one; none: ``{}``), with no keys besides
@@ -104,8 +106,25 @@ def valid_arguments(arguments: dict, schema: dict) -> bool:
         return False
 
 
-def repair_call(text: str, tools: list[dict] | None) -> tuple[ParsedCall, str] | None:
-    """The call a whole reply stands for under the rule, and a note saying how it was read
+def _objects(body: str) -> list[Any] | None:
+    """The JSON values ``body`` holds one after another (whitespace between), or None."""
+    out: list[Any] = []
+    at = 0
+    while True:
+        while at < len(body) and body[at].isspace():
+            at += 1
+        if at == len(body):
+            return out or None
+        try:
+            obj, at = DECODER.raw_decode(body, at)
+        except json.JSONDecodeError:
+            return None
+        out.append(obj)
+
+
+def repair_call(text: str, tools: list[dict] | None) -> tuple[list[ParsedCall], str] | None:
+    """The calls a whole reply stands for under the rule (one call object, or several one
+    after another, as small models write a plan's calls), and a note saying how they were read
     (for X-AFM-Warnings); None when the reply stays text."""
     if not tools:
         return None
@@ -113,23 +132,27 @@ def repair_call(text: str, tools: list[dict] | None) -> tuple[ParsedCall, str] |
     if got is None:
         return None
     body, how = got
-    try:
-        obj = DECODER.decode(body)
-    except json.JSONDecodeError:
+    objects = _objects(body)
+    if objects is None:
         return None
-    shaped = _call_object(obj)
-    if shaped is None:
-        return None
-    name, raw = shaped
-    schema = _schema(tools, name)
-    arguments = args_to_json(raw)
-    if schema is None or arguments is None:
-        return None
-    if not valid_arguments(json.loads(arguments), schema):
-        return None
-    note = (f"tool call {name} read from a reply written as {how} instead of the tool-call "
-            "markup (--strict-tool-calls keeps such replies as text)")
-    return ParsedCall(name=name, arguments_json=arguments), note
+    calls = []
+    for obj in objects:
+        shaped = _call_object(obj)
+        if shaped is None:
+            return None
+        name, raw = shaped
+        schema = _schema(tools, name)
+        arguments = args_to_json(raw)
+        if schema is None or arguments is None:
+            return None
+        if not valid_arguments(json.loads(arguments), schema):
+            return None
+        calls.append(ParsedCall(name=name, arguments_json=arguments))
+    names = ", ".join(c.name for c in calls)
+    note = (f"tool call{'s' if len(calls) > 1 else ''} {names} read from a reply written as "
+            f"{how} instead of the tool-call markup (--strict-tool-calls keeps such replies as "
+            "text)")
+    return calls, note
 
 
 def may_repair(text: str) -> bool:
@@ -158,4 +181,8 @@ def may_repair(text: str) -> bool:
         start = parse_partial(body, cut_strings=False)
         return isinstance(start, dict) and not set(start) - _KEYS
     rest = body[end:].strip()
-    return _call_object(obj) is not None and (not rest or _FENCE.startswith(rest))
+    if _call_object(obj) is None:
+        return False
+    if rest.startswith("{"):  # another call object after it
+        return may_repair(rest)
+    return not rest or _FENCE.startswith(rest)

@@ -297,11 +297,11 @@ class OutputProcessor:
         got = repair_call(text, self.tools) if self.repair and not self._truncated else None
         if got is None:
             return False
-        call, note = got
+        calls, note = got
         log.info("%s", note)
         if self.on_repair is not None:
             self.on_repair(note)
-        self._emit_calls([call])
+        self._emit_calls(calls)
         return True
 
     def _step_content(self, final: bool) -> None:

@@ -52,7 +52,7 @@ TEXTS = {
     "text after the object": '{"name": "ping", "arguments": {}} and then I will write it.',
     "text before the object": 'Here it is: {"name": "ping", "arguments": {}}',
     "a python fence": '```python\nprint("hello")\n```',
-    "two objects": '{"name": "ping"}\n{"name": "ping"}',
+    "a call, then an object that is not one": '{"name": "ping"}\n{"x": 1}',
     "an array of calls": '[{"name": "ping", "arguments": {}}]',
     "arguments not an object": '{"name": "ToolSearch", "arguments": ["x"]}',
     "two name keys": '{"name": "ping", "tool": "ping"}',
@@ -65,7 +65,7 @@ TEXTS = {
 def test_the_rule_reads_these_replies_as_calls(text: str) -> None:
     got = repair_call(text, TOOLS)
     assert got is not None
-    call, note = got
+    (call,), note = got
     assert call.name in ("Write", "ToolSearch", "ping")
     assert isinstance(json.loads(call.arguments_json), dict)
     assert note.startswith(f"tool call {call.name} read from a reply written as ")
@@ -77,15 +77,28 @@ def test_anything_else_stays_text(text: str) -> None:
     assert repair_call(text, TOOLS) is None
 
 
+def test_several_call_objects_in_a_row_are_that_many_calls() -> None:
+    """What the hermes format read before the rule, and the 0.5B coder writes for "Read, then
+    Edit": each object on its own line, each a valid call."""
+    text = '{"name": "ping"}\n{"name": "ToolSearch", "arguments": {"query": "x"}}'
+    got = repair_call(text, TOOLS)
+    assert got is not None
+    calls, note = got
+    assert [c.name for c in calls] == ["ping", "ToolSearch"]
+    assert note.startswith("tool calls ping, ToolSearch read from a reply written as ")
+    assert may_repair(text) and may_repair(text[:30])
+    assert repair_call('{"name": "ping"}\n{"name": "nope"}', TOOLS) is None
+
+
 def test_no_tools_no_calls() -> None:
     assert repair_call(CALLS["bare"], None) is None
     assert repair_call(CALLS["bare"], [SEARCH]) is None
 
 
 def test_arguments_are_read_as_written() -> None:
-    call, _ = repair_call(CALLS["tool/parameters"], TOOLS)  # type: ignore[misc]
+    (call,), _ = repair_call(CALLS["tool/parameters"], TOOLS)  # type: ignore[misc]
     assert (call.name, json.loads(call.arguments_json)) == ("Write", ARGS)
-    nested, _ = repair_call(CALLS["openai nested"], TOOLS)  # type: ignore[misc]
+    (nested,), _ = repair_call(CALLS["openai nested"], TOOLS)  # type: ignore[misc]
     assert json.loads(nested.arguments_json) == {"query": "x"}
 
 
