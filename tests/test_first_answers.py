@@ -144,3 +144,11 @@ def test_models_report_the_defaults_in_use(default_server: LiveServer) -> None:
     defaults = chat["generation_defaults"]
     assert defaults["sources"]["temperature"] == "table", defaults
     assert "afm table" in defaults["model_defaults_from"]
+    # the official SDK keeps the extension field on its Model objects
+    from openai import OpenAI
+
+    with OpenAI(base_url=default_server.url + "/v1", api_key="local") as client:
+        listed = {m.id: m.model_dump() for m in client.models.list()}
+        retrieved = client.models.retrieve(chat["id"]).model_dump()
+    assert listed[chat["id"]]["generation_defaults"] == defaults
+    assert retrieved["generation_defaults"] == defaults
